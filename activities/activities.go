@@ -1,0 +1,62 @@
+// Package activities holds every external effect of a run: git lanes and
+// commits, the gate, and agent sessions. Workflows call them through a nil
+// *Activities; the daemon registers one value holding the dependencies.
+//
+// Activities are idempotent: a retry after a crash finds the lane it made,
+// continues the OpenCode session it heartbeated and does not commit twice.
+package activities
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/rs/zerolog"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/horizon/horizon/internal/agent"
+)
+
+// Sessions runs agent sessions; *agent.Server satisfies it once started, the
+// daemon wraps it so OpenCode starts on first use.
+type Sessions interface {
+	RunSession(ctx context.Context, req agent.SessionRequest, onProgress func(agent.Progress)) (agent.SessionResult, error)
+	ValidateModel(ctx context.Context, dir, model string) error
+}
+
+// Activities holds what activities need. One value is registered per worker.
+type Activities struct {
+	// Home is $HORIZON_HOME: lanes and run artifacts live under it.
+	Home     string
+	Sessions Sessions
+	// GateAllowEnv lists variables the gate may see despite scrubbing.
+	GateAllowEnv []string
+	Logger       zerolog.Logger
+}
+
+// lanesDir is where lanes live.
+func (a *Activities) lanesDir() string { return filepath.Join(a.Home, "lanes") }
+
+// runDir is a run's artifact directory.
+func (a *Activities) runDir(runID string) string { return filepath.Join(a.Home, "runs", runID) }
+
+func badInput(format string, args ...any) error {
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(format, args...), ErrTypeBadInput, nil)
+}
+
+// writeArtifact writes a run file atomically (temp file + rename), so a
+// crash never leaves half a transcript.
+func writeArtifact(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("write artifact %s: %w", path, err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return fmt.Errorf("write artifact %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write artifact %s: %w", path, err)
+	}
+	return nil
+}

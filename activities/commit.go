@@ -1,0 +1,112 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/horizon/horizon/horizon"
+)
+
+// excluded paths never enter a commit: agent runtimes' own state.
+var excluded = []string{":(exclude).opencode", ":(exclude).horizon/runs"}
+
+// CommitFeature commits the accepted lane and lands it on the run's
+// integration branch exactly once: the commit carries a Horizon-Feature
+// trailer, and a retry that finds it on the branch does nothing more.
+func (a *Activities) CommitFeature(ctx context.Context, in CommitInput) (CommitOutput, error) {
+	branch := horizon.IntegrationBranch(in.RunID)
+	trailer := fmt.Sprintf("Horizon-Feature: %s/%s", in.RunID, in.Feature)
+	out := CommitOutput{Branch: branch}
+
+	if c, _ := git(ctx, in.Repo, "log", "-1", "--format=%H", "--fixed-strings", "--grep="+trailer, "refs/heads/"+branch); c != "" {
+		out.Commit = c
+		out.Files = changedFiles(ctx, in.Repo, c)
+		return out, nil // landed by an earlier try
+	}
+
+	laneCommit, err := a.laneCommit(ctx, in, trailer)
+	if err != nil {
+		return out, err
+	}
+	tip, err := git(ctx, in.Repo, "rev-parse", "refs/heads/"+branch)
+	if err != nil {
+		return out, fmt.Errorf("commit feature: %w", err)
+	}
+	parent, err := git(ctx, in.Lane, "rev-parse", laneCommit+"^")
+	if err != nil {
+		return out, fmt.Errorf("commit feature: %w", err)
+	}
+	landed := laneCommit
+	if parent != tip {
+		// The branch moved since the lane was cut: replay the change on top
+		// in a scratch worktree, never in the user's.
+		landed, err = a.replay(ctx, in, branch, laneCommit)
+		if err != nil {
+			return out, err
+		}
+	}
+	// Compare-and-swap: only moves the branch if nobody else did.
+	if _, err := git(ctx, in.Repo, "update-ref", "refs/heads/"+branch, landed, tip); err != nil {
+		return out, fmt.Errorf("commit feature: advance %s: %w", branch, err)
+	}
+	out.Commit = landed
+	out.Files = changedFiles(ctx, in.Repo, landed)
+	activity.GetLogger(ctx).Info("feature landed", "Branch", branch, "Commit", landed)
+	return out, nil
+}
+
+// laneCommit commits the lane's work tree on the lane branch (or finds the
+// commit an earlier try made).
+func (a *Activities) laneCommit(ctx context.Context, in CommitInput, trailer string) (string, error) {
+	head, err := git(ctx, in.Lane, "rev-parse", "HEAD")
+	if err != nil {
+		return "", fmt.Errorf("commit feature: %w", err)
+	}
+	if msg, _ := git(ctx, in.Lane, "log", "-1", "--format=%B", head); strings.Contains(msg, trailer) {
+		return head, nil // committed by an earlier try that died before landing it
+	}
+	args := append([]string{"add", "-A", "--", "."}, excluded...)
+	if _, err := git(ctx, in.Lane, args...); err != nil {
+		return "", fmt.Errorf("commit feature: stage: %w", err)
+	}
+	if gitOK(ctx, in.Lane, "diff", "--cached", "--quiet") {
+		return "", temporal.NewNonRetryableApplicationError(
+			"the accepted attempt changed no files; nothing to commit", ErrTypeNoChanges, nil)
+	}
+	msg := fmt.Sprintf("%s\n\nHorizon-Run: %s\n%s\nHorizon-Attempt: %d\n", strings.TrimSpace(in.Message), in.RunID, trailer, in.Attempt)
+	if _, err := git(ctx, in.Lane, "commit", "--no-verify", "-q", "-m", msg); err != nil {
+		return "", fmt.Errorf("commit feature: %w", err)
+	}
+	return git(ctx, in.Lane, "rev-parse", "HEAD")
+}
+
+func (a *Activities) replay(ctx context.Context, in CommitInput, branch, commit string) (string, error) {
+	dir := filepath.Join(a.lanesDir(), in.RunID, "_integration")
+	if _, err := git(ctx, dir, "rev-parse", "--show-toplevel"); err != nil {
+		_, _ = git(ctx, in.Repo, "worktree", "prune")
+		if _, err := git(ctx, in.Repo, "worktree", "add", "--force", "--detach", dir, "refs/heads/"+branch); err != nil {
+			return "", fmt.Errorf("commit feature: integration worktree: %w", err)
+		}
+	}
+	if _, err := git(ctx, dir, "checkout", "-q", "--detach", "refs/heads/"+branch); err != nil {
+		return "", fmt.Errorf("commit feature: %w", err)
+	}
+	if _, err := git(ctx, dir, "cherry-pick", "--allow-empty", commit); err != nil {
+		_, _ = git(ctx, dir, "cherry-pick", "--abort")
+		return "", fmt.Errorf("commit feature: replay %s onto %s: %w", short(commit), branch, err)
+	}
+	return git(ctx, dir, "rev-parse", "HEAD")
+}
+
+func changedFiles(ctx context.Context, dir, commit string) []string {
+	out, err := git(ctx, dir, "diff-tree", "--no-commit-id", "--name-only", "-r", commit)
+	if err != nil || out == "" {
+		return nil
+	}
+	return strings.Split(out, "\n")
+}

@@ -1,0 +1,50 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// git runs one git command in dir and returns its trimmed stdout. Errors
+// name the command and carry git's own message.
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = gitEnv()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("git %s (in %s): %w: %s", strings.Join(args, " "), dir, err, strings.TrimSpace(stderr.String()))
+	}
+	return strings.TrimSpace(stdout.String()), nil
+}
+
+// gitEnv keeps git non-interactive and gives commits an identity when the
+// user has none configured (horizon's commits are still attributable
+// through their Horizon-Run trailer).
+func gitEnv() []string {
+	env := append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=true")
+	if os.Getenv("GIT_AUTHOR_NAME") == "" && !hasGitIdentity() {
+		env = append(env,
+			"GIT_AUTHOR_NAME=horizon", "GIT_AUTHOR_EMAIL=horizon@localhost",
+			"GIT_COMMITTER_NAME=horizon", "GIT_COMMITTER_EMAIL=horizon@localhost")
+	}
+	return env
+}
+
+func hasGitIdentity() bool {
+	out, err := exec.Command("git", "config", "--get", "user.email").Output()
+	return err == nil && len(bytes.TrimSpace(out)) > 0
+}
+
+// gitOK runs a git command whose exit status is the answer.
+func gitOK(ctx context.Context, dir string, args ...string) bool {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = gitEnv()
+	return cmd.Run() == nil
+}

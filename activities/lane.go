@@ -1,0 +1,121 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.temporal.io/sdk/activity"
+
+	"github.com/horizon/horizon/gate"
+	"github.com/horizon/horizon/horizon"
+)
+
+// Preflight checks, before anything is paid for, that the run can work: the
+// base commit exists, a gate can be found in it, and OpenCode knows the model.
+func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (PreflightOutput, error) {
+	if !gitOK(ctx, in.Repo, "cat-file", "-e", in.BaseCommit+"^{commit}") {
+		return PreflightOutput{}, badInput("base commit %s is not in %s", in.BaseCommit, in.Repo)
+	}
+	g, err := GateInCommit(ctx, in.Repo, in.BaseCommit)
+	if err != nil {
+		return PreflightOutput{}, err
+	}
+	if err := a.Sessions.ValidateModel(ctx, in.Repo, in.Model); err != nil {
+		return PreflightOutput{}, classifySessionError(err)
+	}
+	return PreflightOutput{Gate: g}, nil
+}
+
+// GateInCommit finds the gate as it is in the base commit, the version the
+// run is judged by.
+func GateInCommit(ctx context.Context, repoDir, commit string) (string, error) {
+	for _, p := range gate.ScriptPaths {
+		if gitOK(ctx, repoDir, "cat-file", "-e", commit+":"+p) {
+			return p, nil
+		}
+	}
+	// No script: a detected ecosystem command, judged from a checkout-free
+	// listing of the commit's top level.
+	tmp, err := os.MkdirTemp("", "horizon-gate-probe-")
+	if err != nil {
+		return "", fmt.Errorf("probe gate: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	names, err := git(ctx, repoDir, "ls-tree", "--name-only", commit)
+	if err != nil {
+		return "", err
+	}
+	for _, n := range strings.Split(names, "\n") {
+		if n == "" || strings.Contains(n, "/") {
+			continue
+		}
+		if n == "package.json" {
+			body, err := git(ctx, repoDir, "show", commit+":package.json")
+			if err == nil {
+				_ = os.WriteFile(filepath.Join(tmp, n), []byte(body), 0o600)
+			}
+			continue
+		}
+		_ = os.WriteFile(filepath.Join(tmp, n), nil, 0o600)
+	}
+	g, err := gate.Discover(tmp)
+	if err != nil {
+		var nog *gate.NoGateError
+		if errors.As(err, &nog) || errors.Is(err, gate.ErrNoGate) {
+			return "", badInput("no gate in %s at %s: looked for %s and a detectable test command (go.mod, package.json test script, pytest, Cargo.toml); add an executable .horizon/verify.sh that exits 0 when the work is done", repoDir, short(commit), strings.Join(gate.ScriptPaths, ", "))
+		}
+		return "", badInput("gate in %s: %v", repoDir, err)
+	}
+	return g.Source, nil
+}
+
+// PrepareLane makes (or finds) the feature's git worktree on its lane branch
+// at the base commit, and the run's integration branch. The user's branch
+// and work tree are never touched: worktrees share the object store only.
+func (a *Activities) PrepareLane(ctx context.Context, in LaneInput) (Lane, error) {
+	lane := Lane{
+		Path:   filepath.Join(a.lanesDir(), in.RunID, in.Feature),
+		Branch: horizon.LaneBranch(in.RunID, in.Feature),
+	}
+	integration := horizon.IntegrationBranch(in.RunID)
+	if !gitOK(ctx, in.Repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+integration) {
+		if _, err := git(ctx, in.Repo, "branch", integration, in.BaseCommit); err != nil {
+			return Lane{}, fmt.Errorf("prepare lane: create %s: %w", integration, err)
+		}
+	}
+	if top, err := git(ctx, lane.Path, "rev-parse", "--show-toplevel"); err == nil && samePath(top, lane.Path) {
+		return lane, nil // already there (a retry, or a resumed run)
+	}
+	if err := os.MkdirAll(filepath.Dir(lane.Path), 0o700); err != nil {
+		return Lane{}, fmt.Errorf("prepare lane: %w", err)
+	}
+	// A half-made lane (crash during `worktree add`) is cleared first.
+	_ = os.RemoveAll(lane.Path)
+	_, _ = git(ctx, in.Repo, "worktree", "prune")
+	if gitOK(ctx, in.Repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+lane.Branch) {
+		if _, err := git(ctx, in.Repo, "worktree", "add", "--force", lane.Path, lane.Branch); err != nil {
+			return Lane{}, fmt.Errorf("prepare lane: %w", err)
+		}
+	} else if _, err := git(ctx, in.Repo, "worktree", "add", "-b", lane.Branch, lane.Path, in.BaseCommit); err != nil {
+		return Lane{}, fmt.Errorf("prepare lane: %w", err)
+	}
+	activity.GetLogger(ctx).Info("lane ready", "Lane", lane.Path, "Branch", lane.Branch)
+	return lane, nil
+}
+
+func samePath(a, b string) bool {
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+func short(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}

@@ -1,0 +1,177 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/agent"
+)
+
+// Agent names materialised as OpenCode agent files.
+const (
+	AgentWorker  = "horizon-worker"
+	AgentAuditor = "horizon-auditor"
+)
+
+// maxDiffBytes bounds the diff attached to the auditor's brief.
+const maxDiffBytes = 60000
+
+// AgentSession runs one OpenCode session in the lane: the worker's or the
+// auditor's. The session ID is heartbeated as soon as it exists; a retry
+// after a crash continues that session. Success is never read from the
+// session: the output carries the parsed protocol block (or the protocol
+// error) for the workflow, which decides with the gate and the auditor.
+func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (SessionOutput, error) {
+	var hb SessionHeartbeat
+	if activity.HasHeartbeatDetails(ctx) {
+		_ = activity.GetHeartbeatDetails(ctx, &hb)
+	}
+	agentName := AgentWorker
+	prompt := in.Prompt
+	if in.Role == "auditor" {
+		agentName = AgentAuditor
+		diff, err := laneDiff(ctx, in.Lane, in.BaseCommit)
+		if err != nil {
+			return SessionOutput{}, err
+		}
+		prompt = strings.Replace(prompt, horizon.DiffPlaceholder, diff, 1)
+	}
+	log := activity.GetLogger(ctx)
+	log.Info("session starting", "Role", in.Role, "Attempt", in.Attempt, "ResumeSession", hb.SessionID)
+
+	// Keep the heartbeat alive between progress events (a long model call
+	// is silent); the SDK throttles what reaches the server.
+	var last SessionHeartbeat = hb
+	progress := make(chan agent.Progress, 16)
+	hbCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		t := time.NewTicker(5 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-hbCtx.Done():
+				return
+			case p := <-progress:
+				last = SessionHeartbeat{SessionID: p.SessionID, Phase: p.Phase, Tool: p.Tool}
+				activity.RecordHeartbeat(ctx, last)
+			case <-t.C:
+				if last.SessionID != "" {
+					activity.RecordHeartbeat(ctx, last)
+				}
+			}
+		}
+	}()
+	res, err := a.Sessions.RunSession(ctx, agent.SessionRequest{
+		Directory:       in.Lane,
+		Agent:           agentName,
+		Model:           in.Model,
+		Prompt:          prompt,
+		Title:           fmt.Sprintf("horizon %s %s attempt %d (%s)", in.RunID, in.Feature, in.Attempt, in.Role),
+		ResumeSessionID: hb.SessionID,
+	}, func(p agent.Progress) {
+		select {
+		case progress <- p:
+		default: // never block the session on a slow heartbeat
+		}
+	})
+	stop()
+	if err != nil {
+		if ctx.Err() != nil {
+			return SessionOutput{}, ctx.Err()
+		}
+		return SessionOutput{}, classifySessionError(err)
+	}
+	// Record the final ID synchronously: a crash from here on must continue,
+	// not restart, the session.
+	activity.RecordHeartbeat(ctx, SessionHeartbeat{SessionID: res.SessionID, Phase: "done"})
+
+	out := SessionOutput{
+		SessionID: res.SessionID,
+		Resumed:   res.Resumed,
+		Asked:     res.Asked,
+		Usage: horizon.Usage{
+			Input: res.Usage.Input, Output: res.Usage.Output, Reasoning: res.Usage.Reasoning,
+			CacheRead: res.Usage.CacheRead, CacheWrite: res.Usage.CacheWrite, Cost: res.Usage.Cost,
+		},
+		Transcript: filepath.Join(a.runDir(in.RunID), "transcripts", fmt.Sprintf("%s-attempt-%d-%s.md", in.Feature, in.Attempt, in.Role)),
+	}
+	if err := writeArtifact(out.Transcript, []byte(transcript(in, prompt, res))); err != nil {
+		return out, err
+	}
+	if in.Role == "auditor" {
+		au, perr := agent.ParseAudit(res.Text)
+		if perr != nil {
+			out.ProtocolError = perr.Error()
+		} else if err := convert(au, &out.Audit); err != nil {
+			out.ProtocolError = err.Error()
+		}
+	} else {
+		rep, perr := agent.ParseReport(res.Text)
+		if perr != nil {
+			out.ProtocolError = perr.Error()
+		} else if err := convert(rep, &out.Report); err != nil {
+			out.ProtocolError = err.Error()
+		}
+	}
+	return out, nil
+}
+
+// convert moves a parsed protocol block into the domain type through its
+// JSON form: both follow the protocol's field names, so neither package
+// depends on the other's structs.
+func convert(from, to any) error {
+	b, err := json.Marshal(from)
+	if err != nil {
+		return fmt.Errorf("protocol block: %w", err)
+	}
+	if err := json.Unmarshal(b, to); err != nil {
+		return fmt.Errorf("protocol block: %w", err)
+	}
+	return nil
+}
+
+func transcript(in SessionInput, prompt string, res agent.SessionResult) string {
+	return fmt.Sprintf("# %s · %s · attempt %d · %s\n\nsession `%s` · model `%s` · resumed %v · %d in / %d out tokens · $%.4f\n\n## Brief\n\n%s\n\n## Final message\n\n%s\n",
+		in.RunID, in.Feature, in.Attempt, in.Role, res.SessionID, in.Model, res.Resumed, res.Usage.Input, res.Usage.Output, res.Usage.Cost, prompt, res.Text)
+}
+
+// laneDiff is the change under audit: tracked and untracked files against
+// the base commit, bounded.
+func laneDiff(ctx context.Context, lane, base string) (string, error) {
+	// intent-to-add makes untracked files visible to diff without staging content.
+	if _, err := git(ctx, lane, "add", "-A", "--intent-to-add", "--", "."); err != nil {
+		return "", fmt.Errorf("audit diff: %w", err)
+	}
+	args := append([]string{"diff", base, "--", "."}, excluded...)
+	d, err := git(ctx, lane, args...)
+	if err != nil {
+		return "", fmt.Errorf("audit diff: %w", err)
+	}
+	if len(d) > maxDiffBytes {
+		d = d[:maxDiffBytes] + fmt.Sprintf("\n…[diff cut at %d of %d bytes; read the files for the rest]", maxDiffBytes, len(d))
+	}
+	if d == "" {
+		d = "(no changes against the base commit)"
+	}
+	return d, nil
+}
+
+// classifySessionError turns agent errors into Temporal errors: an unknown
+// model is bad input (never retried); the rest retry per the policy.
+func classifySessionError(err error) error {
+	var um *agent.UnknownModelError
+	if errors.As(err, &um) {
+		return temporal.NewNonRetryableApplicationError(um.Error(), ErrTypeUnknownModel, nil)
+	}
+	return err
+}

@@ -1,0 +1,103 @@
+package activities
+
+import (
+	"time"
+
+	"github.com/horizon/horizon/horizon"
+)
+
+// Error types returned as Temporal application errors. Bad input is never
+// retried: retrying cannot fix a missing gate or an unknown model.
+const (
+	ErrTypeBadInput     = "BadInput"
+	ErrTypeUnknownModel = "UnknownModel"
+	ErrTypeNoChanges    = "NoChanges"
+)
+
+// PreflightInput is checked before any lane is made or model is paid.
+type PreflightInput struct {
+	RunID      string
+	Repo       string
+	BaseCommit string
+	Model      string
+}
+
+// PreflightOutput tells what the run will use.
+type PreflightOutput struct {
+	Gate string // how the gate was found, e.g. ".horizon/verify.sh"
+}
+
+// LaneInput names one feature's lane.
+type LaneInput struct {
+	RunID      string
+	Feature    string
+	Repo       string
+	BaseCommit string
+}
+
+// Lane is a prepared git worktree.
+type Lane struct {
+	Path   string
+	Branch string
+}
+
+// SessionInput runs one agent session in a lane.
+type SessionInput struct {
+	RunID      string
+	Feature    string
+	Attempt    int
+	Role       string // "worker" or "auditor"
+	Lane       string
+	BaseCommit string // the auditor's diff is taken against it
+	Model      string
+	Prompt     string
+}
+
+// SessionOutput is what a session left, parsed from its final message.
+type SessionOutput struct {
+	SessionID     string
+	Resumed       bool
+	Usage         horizon.Usage
+	Report        *horizon.Report // worker
+	Audit         *horizon.Audit  // auditor
+	ProtocolError string          // missing or invalid protocol block
+	Asked         []string        // permissions or questions the agent raised (denied)
+	Transcript    string          // path of the final message on disk
+}
+
+// SessionHeartbeat is recorded while a session runs; a retried activity
+// reads it to continue the same OpenCode session instead of paying for a new
+// one.
+type SessionHeartbeat struct {
+	SessionID string
+	Phase     string
+	Tool      string
+}
+
+// GateInput runs the gate in a lane.
+type GateInput struct {
+	RunID      string
+	Attempt    int
+	Repo       string
+	Lane       string
+	BaseCommit string
+	Timeout    time.Duration
+}
+
+// CommitInput moves an accepted lane onto the run's integration branch.
+type CommitInput struct {
+	RunID      string
+	Feature    string
+	Attempt    int
+	Repo       string
+	Lane       string
+	BaseCommit string
+	Message    string
+}
+
+// CommitOutput says what landed.
+type CommitOutput struct {
+	Commit string
+	Branch string
+	Files  []string
+}

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/horizon/horizon/config"
+	"github.com/horizon/horizon/horizon"
+)
+
+func (a *app) cancelCmd() *cobra.Command {
+	var wait time.Duration
+	cmd := &cobra.Command{
+		Use:   "cancel RUN",
+		Short: "Cancel a run: its agent session is aborted and nothing more is committed",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			c, err := a.dial(ctx, false)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			id := args[0]
+			if err := c.CancelWorkflow(ctx, id, ""); err != nil {
+				var nf *serviceerror.NotFound
+				if errors.As(err, &nf) {
+					return usageError{runNotFound{id}}
+				}
+				return fmt.Errorf("cancel %s: %w", id, err)
+			}
+			fmt.Fprintf(a.out, "cancel requested for %s\n", id)
+			wctx, cancel := context.WithTimeout(ctx, wait)
+			defer cancel()
+			for {
+				s, _, err := fetchState(wctx, c, id)
+				if err == nil && s.Status.Terminal() {
+					fmt.Fprintf(a.out, "run %s %s\n", id, s.Status)
+					return nil
+				}
+				select {
+				case <-wctx.Done():
+					fmt.Fprintf(a.out, "still stopping (the current step is being aborted); `horizon status %s` shows when it ends\n", id)
+					return nil
+				case <-time.After(300 * time.Millisecond):
+				}
+			}
+		},
+	}
+	cmd.Flags().DurationVar(&wait, "wait", 30*time.Second, "how long to wait for the run to stop")
+	return cmd
+}
+
+func (a *app) resumeCmd() *cobra.Command {
+	var followRun, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "resume [RUN]",
+		Short: "After a crash or reboot: bring the daemon back and show what continues",
+		Long: `Start the horizon daemon if it is not running (embedded engine), and list the
+runs that continue. Runs keep their place: an agent session that was in flight
+is continued (the same OpenCode session, not a new paid one), a finished step
+is not repeated.
+
+With RUN, show that run; with --follow, follow it to its end like ` + "`horizon start`" + `
+(same exit codes).`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			c, err := a.dial(ctx, true)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			var ids []string
+			if len(args) == 1 {
+				ids = args
+			} else {
+				runs, err := listRuns(ctx, c, a.cfg.Temporal.Namespace, "ExecutionStatus = 'Running'", 0)
+				if err != nil {
+					return err
+				}
+				for _, r := range runs {
+					ids = append(ids, r.RunID)
+				}
+			}
+			var states []*horizon.RunState
+			for _, id := range ids {
+				s, err := waitLive(ctx, c, id)
+				if err != nil {
+					return err
+				}
+				states = append(states, s)
+			}
+			if asJSON && !followRun {
+				if states == nil {
+					states = []*horizon.RunState{}
+				}
+				return json.NewEncoder(a.out).Encode(states)
+			}
+			if len(states) == 0 {
+				fmt.Fprintln(a.out, "the horizon server is running; no run was in progress")
+				return nil
+			}
+			for _, s := range states {
+				line := fmt.Sprintf("%s  %s", s.RunID, s.Status)
+				if s.Status == horizon.StatusRunning {
+					line = fmt.Sprintf("%s  continuing · %s", s.RunID, s.Phase)
+					if cur := s.Current(); cur != nil {
+						line += fmt.Sprintf(" · attempt %d/%d", cur.N, s.MaxAttempts)
+						if cur.WorkerSession != "" && s.Phase == horizon.PhaseWorking {
+							line += " · session " + cur.WorkerSession
+						}
+					}
+				}
+				fmt.Fprintf(a.out, "%s · %s\n", line, oneLine(s.Goal, 60))
+			}
+			if followRun {
+				if len(states) != 1 {
+					return usagef("--follow needs exactly one run: horizon resume RUN --follow")
+				}
+				return a.followToEnd(ctx, c, states[0].RunID, asJSON)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&followRun, "follow", "f", false, "follow the run until it ends")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the continuing runs' states as JSON")
+	return cmd
+}
+
+// waitLive gives a freshly started worker a moment to answer queries.
+func waitLive(ctx context.Context, c client.Client, id string) (*horizon.RunState, error) {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s, live, err := fetchState(ctx, c, id)
+		if err != nil || live || s.Status.Terminal() || time.Now().After(deadline) {
+			return s, err
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func runURL(cfg *config.Config, id string) string {
+	base := cfg.UIURL()
+	if base == "" {
+		return ""
+	}
+	if id == "" {
+		return base
+	}
+	return fmt.Sprintf("%s/namespaces/%s/workflows/%s", base, cfg.Temporal.Namespace, id)
+}
+
+func (a *app) uiCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "ui [RUN]",
+		Short: "Print the Temporal Web UI address (of a run, or of all runs)",
+		Long: `Print the Web UI address. The UI shows every run live: its goal as the
+summary, a Markdown progress table, each activity (worker, gate, auditor,
+commit) with its retries and heartbeats.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if !a.cfg.Embedded() {
+				return usagef("the engine is remote (%s): open its own Web UI", a.cfg.Temporal.Address)
+			}
+			if !a.cfg.UI.Enabled {
+				return usagef("the Web UI is disabled (ui.enabled=false)")
+			}
+			id := ""
+			if len(args) == 1 {
+				id = args[0]
+			}
+			fmt.Fprintln(a.out, runURL(a.cfg, id))
+			return nil
+		},
+	}
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/horizon/horizon/internal/demo"
+	"github.com/horizon/horizon/internal/fakemodel"
+)
+
+func (a *app) demoCmd() *cobra.Command {
+	var dir string
+	var keep bool
+	cmd := &cobra.Command{
+		Use:   "demo [--dir DIR]",
+		Short: "Run the whole loop on a sample repo against a scripted model (no API key)",
+		Long: `Create a small repository whose gate is red (add.sh subtracts), start a
+scripted stand-in model on loopback, and run horizon on it for real: the
+daemon and its embedded engine, OpenCode sessions, the gate, the auditor and
+the commit onto horizon/<run>. The scripted auditor rejects the first attempt
+once, so you see a corrective attempt too. Takes about a minute; watch it in
+the Web UI while it runs.
+
+The demo needs opencode (npm opencode-ai) like any run; ` + "`horizon doctor`" + ` checks.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.runDemo(cmd.Context(), dir, keep)
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "", "where to create the sample repository (default: $HORIZON_HOME/demo/<time>)")
+	cmd.Flags().BoolVar(&keep, "keep-model", false, "keep the scripted model running after the run (for poking at the sessions)")
+	return cmd
+}
+
+func (a *app) runDemo(ctx context.Context, dir string, keep bool) error {
+	if dir == "" {
+		dir = filepath.Join(a.cfg.Home, "demo", time.Now().Format("20060102-150405"))
+	}
+	script, err := demo.Script()
+	if err != nil {
+		return err
+	}
+	model := fakemodel.New(script)
+	if err := model.Start("127.0.0.1:0"); err != nil {
+		return fmt.Errorf("start the scripted model: %w", err)
+	}
+	if !keep {
+		defer model.Close()
+	}
+	if err := demo.CreateRepo(dir, model.URL()); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.errOut, "sample repository: %s (gate .horizon/verify.sh is red)\nscripted model:    %s\n", dir, model.URL())
+
+	a.repoDir = dir
+	a.cfg.Models.Default = demo.Model
+	p, err := a.prepare(ctx, "Make the gate pass: add.sh must print the sum of its two arguments.")
+	if err != nil {
+		return err
+	}
+	c, err := a.dial(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := submit(ctx, c, a.cfg.Temporal.TaskQueue, p.input); err != nil {
+		return err
+	}
+	err = a.afterSubmit(ctx, c, p.input, false, false)
+	var ee exitErr
+	if errors.As(err, &ee) && ee.code == ExitInterrupted {
+		// The scripted model dies with this process: the run could not go on.
+		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = c.CancelWorkflow(cctx, p.input.RunID, "")
+		fmt.Fprintf(a.errOut, "demo run %s cancelled (its scripted model stops with the demo)\n", p.input.RunID)
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	log := exec.CommandContext(ctx, "git", "-C", dir, "log", "--stat", "--format=%n%h %s%n%n%b", "main.."+"horizon/"+p.input.RunID)
+	log.Stdout, log.Stderr = a.out, a.errOut
+	fmt.Fprintf(a.out, "\nwhat landed on horizon/%s (your main branch is untouched):\n", p.input.RunID)
+	_ = log.Run()
+	if keep {
+		fmt.Fprintf(a.errOut, "scripted model still running at %s; Ctrl-C to stop\n", model.URL())
+		<-ctx.Done()
+	}
+	_ = os.Stdout.Sync()
+	return nil
+}

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/horizon/horizon/activities"
+	"github.com/horizon/horizon/internal/daemon"
+	"github.com/horizon/horizon/internal/engine"
+	"github.com/horizon/horizon/internal/repo"
+	"github.com/horizon/horizon/internal/tools"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func (a *app) versionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print horizon's version",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			v := version
+			if bi, ok := debug.ReadBuildInfo(); ok {
+				for _, s := range bi.Settings {
+					if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+						v += " (" + s.Value[:12] + ")"
+					}
+				}
+				fmt.Fprintf(a.out, "horizon %s, %s\n", v, bi.GoVersion)
+				return nil
+			}
+			fmt.Fprintf(a.out, "horizon %s\n", v)
+			return nil
+		},
+	}
+}
+
+type check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+func (a *app) doctorCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "doctor [--repo DIR] [--json]",
+		Short: "Check git, opencode, ast-grep, the repo's gate, the engine and connected models",
+		Long: `Check everything a run needs, one line each: ok, or what to do.
+Exit 0 when all checks pass, 3 otherwise.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			checks := a.doctor(cmd.Context())
+			bad := 0
+			for _, c := range checks {
+				if !c.OK {
+					bad++
+				}
+			}
+			if asJSON {
+				if err := json.NewEncoder(a.out).Encode(checks); err != nil {
+					return err
+				}
+			} else {
+				for _, c := range checks {
+					mark := "ok  "
+					if !c.OK {
+						mark = "FIX "
+					}
+					fmt.Fprintf(a.out, "%s %-10s %s\n", mark, c.Name, c.Detail)
+					if c.Fix != "" {
+						fmt.Fprintf(a.out, "     %-10s → %s\n", "", c.Fix)
+					}
+				}
+			}
+			if bad > 0 {
+				return exitErr{code: ExitEnvironment}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the checks as JSON")
+	return cmd
+}
+
+func (a *app) doctor(ctx context.Context) []check {
+	var out []check
+	versionOf := func(bin string, args ...string) string {
+		cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		b, err := exec.CommandContext(cctx, bin, args...).Output()
+		if err != nil {
+			return "version unknown: " + err.Error()
+		}
+		return strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0])
+	}
+
+	if p, err := exec.LookPath("git"); err != nil {
+		out = append(out, check{Name: "git", Detail: "not found", Fix: "install git (apt-get install git)"})
+	} else {
+		out = append(out, check{Name: "git", OK: true, Detail: versionOf(p, "--version")})
+	}
+	ocBin, err := tools.Find(tools.OpenCode, a.cfg.Agent.OpenCodeBin, "agent.opencode_bin")
+	if err != nil {
+		out = append(out, check{Name: "opencode", Detail: "not found", Fix: err.Error()})
+	} else {
+		out = append(out, check{Name: "opencode", OK: true, Detail: ocBin + " " + versionOf(ocBin, "--version")})
+	}
+	if p, err := tools.Find(tools.AstGrep, "", "PATH"); err != nil {
+		out = append(out, check{Name: "ast-grep", Detail: "not found (needed by codemod steps)", Fix: err.Error()})
+	} else {
+		out = append(out, check{Name: "ast-grep", OK: true, Detail: p + " " + versionOf(p, "--version")})
+	}
+
+	info, rerr := repo.Inspect(a.repoDir)
+	switch {
+	case rerr != nil:
+		out = append(out, check{Name: "repo", Detail: rerr.Error(), Fix: "run from a git repository or pass --repo DIR"})
+	default:
+		d := fmt.Sprintf("%s at %s", info.Root, short(info.Head))
+		if info.Ref != "" {
+			d += " (" + info.Ref + ")"
+		}
+		if len(info.Dirty) > 0 {
+			d += fmt.Sprintf(", %d uncommitted changes (a run starts from HEAD and will not see them)", len(info.Dirty))
+		}
+		out = append(out, check{Name: "repo", OK: true, Detail: d})
+		if g, err := activities.GateInCommit(ctx, info.Root, info.Head); err != nil {
+			out = append(out, check{Name: "gate", Detail: "none in HEAD", Fix: "add an executable .horizon/verify.sh that exits 0 when the work is done, and commit it"})
+		} else {
+			out = append(out, check{Name: "gate", OK: true, Detail: g})
+		}
+	}
+
+	paths := daemon.Paths{Home: a.cfg.Home}
+	if a.cfg.Embedded() {
+		if pid, running := daemon.Running(paths); running {
+			dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			c, err := engine.Dial(dctx, a.cfg, a.log)
+			cancel()
+			if err != nil {
+				out = append(out, check{Name: "engine", Detail: fmt.Sprintf("daemon pid %d runs but the engine does not answer at %s", pid, a.cfg.FrontendAddress()), Fix: "see " + paths.LogFile()})
+			} else {
+				c.Close()
+				d := fmt.Sprintf("embedded, daemon pid %d, %s", pid, a.cfg.FrontendAddress())
+				if u := a.cfg.UIURL(); u != "" {
+					d += ", Web UI " + u
+				}
+				out = append(out, check{Name: "engine", OK: true, Detail: d})
+			}
+		} else {
+			out = append(out, check{Name: "engine", OK: true, Detail: fmt.Sprintf("embedded, not running (starts with `horizon start` or `horizon resume`; home %s)", a.cfg.Home)})
+		}
+	} else {
+		dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		c, err := engine.Dial(dctx, a.cfg, a.log)
+		cancel()
+		if err != nil {
+			out = append(out, check{Name: "engine", Detail: err.Error(), Fix: "check temporal.address, TLS files and API key"})
+		} else {
+			c.Close()
+			out = append(out, check{Name: "engine", OK: true, Detail: "remote " + a.cfg.Temporal.Address})
+		}
+	}
+
+	if ocBin != "" {
+		models, err := connectedModels(ctx, ocBin, a.repoDir, a.cfg.Agent.OpenCodeConfig)
+		switch {
+		case err != nil:
+			out = append(out, check{Name: "models", Detail: err.Error(), Fix: "configure a provider in OpenCode (`opencode auth login`, or a provider in opencode.json)"})
+		case len(models) == 0:
+			out = append(out, check{Name: "models", Detail: "OpenCode reports no models", Fix: "connect a provider: `opencode auth login`, or add one to opencode.json"})
+		default:
+			d := fmt.Sprintf("%d available: %s", len(models), strings.Join(models[:min(len(models), 8)], ", "))
+			if len(models) > 8 {
+				d += ", …"
+			}
+			c := check{Name: "models", OK: true, Detail: d}
+			if m := a.cfg.Models.Default; m != "" && !contains(models, m) {
+				c.OK = false
+				c.Fix = fmt.Sprintf("models.default %s is not among them", m)
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// connectedModels asks OpenCode which provider/model ids it can use from dir.
+func connectedModels(ctx context.Context, bin, dir, extraConfig string) ([]string, error) {
+	cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, bin, "models")
+	if top, err := gitTop(dir); err == nil {
+		dir = top
+	}
+	cmd.Dir = dir
+	// OpenCode takes its project directory from $PWD.
+	cmd.Env = append(os.Environ(), "PWD="+dir, "OPENCODE_DISABLE_AUTOUPDATE=1")
+	if extraConfig != "" {
+		cmd.Env = append(cmd.Env, "OPENCODE_CONFIG="+extraConfig)
+	}
+	b, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return nil, fmt.Errorf("opencode models: %v: %s", err, strings.TrimSpace(string(ee.Stderr)))
+		}
+		return nil, fmt.Errorf("opencode models: %w", err)
+	}
+	var models []string
+	for _, l := range strings.Split(string(b), "\n") {
+		l = strings.TrimSpace(l)
+		if strings.Count(l, "/") >= 1 && !strings.ContainsAny(l, " \t") {
+			models = append(models, l)
+		}
+	}
+	return models, nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

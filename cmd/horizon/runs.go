@@ -1,0 +1,275 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/workflows"
+)
+
+// runNotFound says no run has that ID.
+type runNotFound struct{ id string }
+
+func (e runNotFound) Error() string {
+	return fmt.Sprintf("no run %q in this engine; `horizon list` shows the runs", e.id)
+}
+
+// fetchState returns a run's state: from the status query while it runs,
+// from its result or failure details once closed. live is false when the
+// run is open but no worker answered (the daemon is down).
+func fetchState(ctx context.Context, c client.Client, id string) (st *horizon.RunState, live bool, err error) {
+	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil {
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return nil, false, usageError{runNotFound{id}}
+		}
+		return nil, false, fmt.Errorf("describe run %s: %w", id, err)
+	}
+	info := desc.GetWorkflowExecutionInfo()
+	if info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		v, qerr := c.QueryWorkflow(qctx, id, "", workflows.QueryStatus)
+		if qerr == nil {
+			var s horizon.RunState
+			if err := v.Get(&s); err == nil {
+				return &s, true, nil
+			}
+		}
+		s := stateFromInfo(id, info.GetMemo())
+		s.Status = horizon.StatusRunning
+		s.Phase = "waiting for a worker"
+		return s, false, nil
+	}
+	var s horizon.RunState
+	gerr := c.GetWorkflow(ctx, id, "").Get(ctx, &s)
+	if gerr == nil {
+		return &s, false, nil
+	}
+	var app *temporal.ApplicationError
+	var canc *temporal.CanceledError
+	switch {
+	case errors.As(gerr, &app) && app.HasDetails() && app.Details(&s) == nil:
+		return &s, false, nil
+	case errors.As(gerr, &canc) && canc.HasDetails() && canc.Details(&s) == nil:
+		return &s, false, nil
+	}
+	fallback := stateFromInfo(id, info.GetMemo())
+	switch info.GetStatus() {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED:
+		fallback.Status = horizon.StatusCancelled
+	default:
+		fallback.Status = horizon.StatusFailed
+		fallback.Reason = rootCause(gerr)
+	}
+	return fallback, false, nil
+}
+
+func rootCause(err error) string {
+	for {
+		u := errors.Unwrap(err)
+		if u == nil {
+			return err.Error()
+		}
+		err = u
+	}
+}
+
+func stateFromInfo(id string, memo *commonpb.Memo) *horizon.RunState {
+	s := &horizon.RunState{RunID: id, Branch: horizon.IntegrationBranch(id), Attempts: []horizon.Attempt{}}
+	if memo == nil {
+		return s
+	}
+	dc := converter.GetDefaultDataConverter()
+	if p, ok := memo.GetFields()[workflows.MemoGoal]; ok {
+		_ = dc.FromPayload(p, &s.Goal)
+	}
+	if p, ok := memo.GetFields()[workflows.MemoRepo]; ok {
+		_ = dc.FromPayload(p, &s.Repo)
+	}
+	return s
+}
+
+// listRuns returns horizon runs, newest first.
+func listRuns(ctx context.Context, c client.Client, namespace, extra string, limit int) ([]listedRun, error) {
+	q := fmt.Sprintf("WorkflowType = '%s'", workflows.RunWorkflowName)
+	if extra != "" {
+		q += " AND " + extra
+	}
+	var out []listedRun
+	var token []byte
+	for {
+		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: namespace, Query: q, NextPageToken: token, PageSize: 100})
+		if err != nil {
+			return nil, fmt.Errorf("list runs: %w", err)
+		}
+		for _, ex := range resp.GetExecutions() {
+			s := stateFromInfo(ex.GetExecution().GetWorkflowId(), ex.GetMemo())
+			out = append(out, listedRun{
+				RunID: s.RunID, Goal: s.Goal, Repo: s.Repo, Branch: s.Branch,
+				Engine: ex.GetStatus(), StartedAt: ex.GetStartTime().AsTime(),
+			})
+			if limit > 0 && len(out) >= limit {
+				return out, nil
+			}
+		}
+		token = resp.GetNextPageToken()
+		if len(token) == 0 {
+			return out, nil
+		}
+	}
+}
+
+type listedRun struct {
+	RunID     string                          `json:"run_id"`
+	Status    horizon.Status                  `json:"status"`
+	Goal      string                          `json:"goal"`
+	Repo      string                          `json:"repo"`
+	Branch    string                          `json:"branch"`
+	Attempts  int                             `json:"attempts"`
+	Cost      float64                         `json:"cost"`
+	StartedAt time.Time                       `json:"started_at"`
+	Engine    enumspb.WorkflowExecutionStatus `json:"-"`
+}
+
+// latestRun is the newest run's ID.
+func latestRun(ctx context.Context, c client.Client, namespace string) (string, error) {
+	runs, err := listRuns(ctx, c, namespace, "", 1)
+	if err != nil {
+		return "", err
+	}
+	if len(runs) == 0 {
+		return "", usagef("no runs yet; start one with `horizon start \"<goal>\"`")
+	}
+	return runs[0].RunID, nil
+}
+
+// follower prints what changed between two states, one line per event.
+type follower struct {
+	w    io.Writer
+	last *horizon.RunState
+}
+
+func (f *follower) show(s *horizon.RunState) {
+	prev := f.last
+	f.last = s
+	ts := time.Now().Format("15:04:05")
+	if prev == nil || prev.Phase != s.Phase || prev.Status != s.Status {
+		line := fmt.Sprintf("%s  %-10s %s", ts, s.Status, s.Phase)
+		if c := s.Current(); c != nil && !s.Status.Terminal() {
+			line += fmt.Sprintf(" · attempt %d/%d", c.N, s.MaxAttempts)
+		}
+		fmt.Fprintln(f.w, line)
+	}
+	for i := range s.Attempts {
+		cur := &s.Attempts[i]
+		var old *horizon.Attempt
+		if prev != nil && i < len(prev.Attempts) {
+			old = &prev.Attempts[i]
+		}
+		if cur.WorkerSession != "" && (old == nil || old.WorkerSession == "") {
+			resumed := ""
+			if cur.Resumed {
+				resumed = " (continued after a restart)"
+			}
+			fmt.Fprintf(f.w, "%s    attempt %d worker session %s%s\n", ts, cur.N, cur.WorkerSession, resumed)
+		}
+		if cur.ProtocolError != "" && (old == nil || old.ProtocolError == "") {
+			fmt.Fprintf(f.w, "%s    attempt %d worker: %s\n", ts, cur.N, cur.ProtocolError)
+		}
+		if cur.Report != nil && (old == nil || old.Report == nil) {
+			fmt.Fprintf(f.w, "%s    attempt %d worker reports %s: %s\n", ts, cur.N, cur.Report.Status, oneLine(cur.Report.Summary, 100))
+		}
+		if cur.Gate != nil && (old == nil || old.Gate == nil) {
+			fmt.Fprintf(f.w, "%s    attempt %d gate %s (exit %d, %d ms)\n", ts, cur.N, cur.Gate.Verdict, cur.Gate.ExitCode, cur.Gate.DurationMS)
+		}
+		if cur.Audit != nil && (old == nil || old.Audit == nil) {
+			fmt.Fprintf(f.w, "%s    attempt %d audit %s", ts, cur.N, cur.Audit.Verdict)
+			for _, fd := range cur.Audit.Findings {
+				fmt.Fprintf(f.w, "; [%s] %s", fd.Severity, oneLine(fd.Note, 80))
+			}
+			fmt.Fprintln(f.w)
+		}
+		if cur.Outcome != "" && cur.Outcome != horizon.OutcomeRunning && (old == nil || old.Outcome != cur.Outcome) {
+			fmt.Fprintf(f.w, "%s    attempt %d %s · %d tokens · $%.4f\n", ts, cur.N, cur.Outcome, cur.Usage.Tokens(), cur.Usage.Cost)
+		}
+	}
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		return s[:n-1] + "…"
+	}
+	return s
+}
+
+// follow polls the run until it closes or ctx ends, printing progress.
+func follow(ctx context.Context, c client.Client, id string, w io.Writer) (*horizon.RunState, error) {
+	f := &follower{w: w}
+	warned := false
+	for {
+		s, live, err := fetchState(ctx, c, id)
+		if err != nil {
+			if ctx.Err() != nil {
+				return f.last, ctx.Err()
+			}
+			return nil, err
+		}
+		if !live && s.Status == horizon.StatusRunning && !warned {
+			fmt.Fprintln(w, "  (no worker is answering; if the daemon stopped, `horizon resume` brings it back)")
+			warned = true
+		}
+		if live || s.Status.Terminal() {
+			f.show(s)
+		}
+		if s.Status.Terminal() {
+			return s, nil
+		}
+		select {
+		case <-ctx.Done():
+			return f.last, ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// summary prints the end of a run and returns its exit code.
+func summary(w io.Writer, s *horizon.RunState) int {
+	fmt.Fprintf(w, "\nrun %s %s", s.RunID, s.Status)
+	if s.Reason != "" {
+		fmt.Fprintf(w, ": %s", s.Reason)
+	}
+	fmt.Fprintf(w, "\n  attempts %d · %d tokens · $%.4f\n", len(s.Attempts), s.Usage.Tokens(), s.Usage.Cost)
+	switch s.Status {
+	case horizon.StatusCompleted:
+		fmt.Fprintf(w, "  accepted change %s on branch %s\n  see it: git log -p %s -1   merge it: git merge %s\n", short(s.Commit), s.Branch, s.Branch, s.Branch)
+		return ExitOK
+	case horizon.StatusFailed:
+		if s.ReasonKind == horizon.ReasonBadInput {
+			return ExitUsage
+		}
+	}
+	return ExitRunEnded
+}
+
+func short(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/horizon/horizon/horizon"
+)
+
+func (a *app) statusCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status [RUN] [--json]",
+		Short: "Show a run's state: phase, attempts, gate and audit verdicts, cost",
+		Long: `Show a run's state (the latest run when RUN is omitted).
+
+--json prints the whole state; scripts can rely on run_id, status (running,
+completed, failed, blocked or cancelled), branch, attempts (each with its
+gate verdict, audit verdict, outcome, tokens and cost), usage and reason.`,
+		Example: `  horizon status
+  horizon status run-20261130-021500-ab12cd --json | jq .status`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			c, err := a.dial(ctx, false)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			id := ""
+			if len(args) == 1 {
+				id = args[0]
+			} else if id, err = latestRun(ctx, c, a.cfg.Temporal.Namespace); err != nil {
+				return err
+			}
+			s, live, err := fetchState(ctx, c, id)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(a.out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(s)
+			}
+			printState(a.out, s, live)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the state as JSON")
+	return cmd
+}
+
+func printState(w io.Writer, s *horizon.RunState, live bool) {
+	fmt.Fprintf(w, "run      %s\nstatus   %s", s.RunID, s.Status)
+	if s.Status == horizon.StatusRunning {
+		fmt.Fprintf(w, " · %s", s.Phase)
+		if !live {
+			fmt.Fprint(w, " (no worker answering: `horizon resume`)")
+		}
+	}
+	if s.Reason != "" {
+		fmt.Fprintf(w, "\nreason   %s", s.Reason)
+	}
+	fmt.Fprintf(w, "\ngoal     %s\nrepo     %s\nbranch   %s\n", oneLine(s.Goal, 100), s.Repo, s.Branch)
+	if s.Model != "" {
+		fmt.Fprintf(w, "model    %s\n", s.Model)
+	}
+	if s.Commit != "" {
+		fmt.Fprintf(w, "commit   %s\n", s.Commit)
+	}
+	fmt.Fprintf(w, "usage    %d tokens · $%.4f\n", s.Usage.Tokens(), s.Usage.Cost)
+	if len(s.Attempts) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ATTEMPT\tWORKER\tGATE\tAUDIT\tOUTCOME\tTOKENS\tCOST")
+	for _, at := range s.Attempts {
+		worker := "–"
+		switch {
+		case at.ProtocolError != "":
+			worker = "protocol error"
+		case at.Report != nil:
+			worker = at.Report.Status
+		case at.WorkerSession != "":
+			worker = "working"
+		}
+		gate, audit := "–", "–"
+		if at.Gate != nil {
+			gate = fmt.Sprintf("%s (exit %d)", at.Gate.Verdict, at.Gate.ExitCode)
+		}
+		if at.Audit != nil {
+			audit = at.Audit.Verdict
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t$%.4f\n", at.N, worker, gate, audit, at.Outcome, at.Usage.Tokens(), at.Usage.Cost)
+	}
+	_ = tw.Flush()
+	if c := s.Current(); c != nil && c.Audit != nil {
+		for _, f := range c.Audit.Findings {
+			fmt.Fprintf(w, "  finding [%s] %s:%d %s\n", f.Severity, f.File, f.Line, f.Note)
+		}
+	}
+}
+
+func (a *app) listCmd() *cobra.Command {
+	var asJSON bool
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "list [--json]",
+		Short: "List runs, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			c, err := a.dial(ctx, false)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			runs, err := listRuns(ctx, c, a.cfg.Temporal.Namespace, "", limit)
+			if err != nil {
+				return err
+			}
+			for i := range runs {
+				fillListed(ctx, c, &runs[i])
+			}
+			if asJSON {
+				if runs == nil {
+					runs = []listedRun{}
+				}
+				return json.NewEncoder(a.out).Encode(runs)
+			}
+			if len(runs) == 0 {
+				fmt.Fprintln(a.out, "no runs yet; start one with `horizon start \"<goal>\"`")
+				return nil
+			}
+			tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "RUN\tSTATUS\tATTEMPTS\tCOST\tSTARTED\tGOAL")
+			for _, r := range runs {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t$%.4f\t%s\t%s\n", r.RunID, r.Status, r.Attempts, r.Cost, r.StartedAt.Local().Format("Jan 02 15:04"), oneLine(r.Goal, 60))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (an array of {run_id, status, goal, repo, branch, attempts, cost, started_at})")
+	cmd.Flags().IntVar(&limit, "limit", 50, "show at most this many runs (0: all)")
+	return cmd
+}
+
+// fillListed completes a listed run with its state (status, attempts, cost).
+func fillListed(ctx context.Context, c client.Client, r *listedRun) {
+	s, _, err := fetchState(ctx, c, r.RunID)
+	if err != nil {
+		switch r.Engine {
+		case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
+			r.Status = horizon.StatusRunning
+		default:
+			r.Status = horizon.StatusFailed
+		}
+		return
+	}
+	r.Status, r.Attempts, r.Cost = s.Status, len(s.Attempts), s.Usage.Cost
+}

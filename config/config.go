@@ -1,0 +1,119 @@
+// Package config resolves horizon's settings once per process.
+//
+// Precedence, lowest to highest: built-in defaults, the user's file
+// (~/.config/horizon/config.yaml), the repository's file
+// (<repo>/.horizon/config.yaml), HORIZON_* environment variables (a key's
+// dots and dashes become underscores: temporal.address is
+// HORIZON_TEMPORAL_ADDRESS) and finally command-line flags. Only this package
+// and cmd/ touch viper; everything else receives a plain *Config.
+package config
+
+import (
+	"time"
+)
+
+// Config is every setting horizon reads. Field tags name the viper key.
+type Config struct {
+	// Home holds the engine database, logs, lanes and run artifacts.
+	Home string `mapstructure:"home"`
+
+	Temporal Temporal `mapstructure:"temporal"`
+	UI       UI       `mapstructure:"ui"`
+	Engine   Engine   `mapstructure:"engine"`
+	Models   Models   `mapstructure:"models"`
+	Agent    Agent    `mapstructure:"agent"`
+	Run      Run      `mapstructure:"run"`
+	Gate     Gate     `mapstructure:"gate"`
+	Log      Log      `mapstructure:"log"`
+}
+
+// Temporal says where the engine is. An empty Address means the embedded
+// engine on 127.0.0.1:Port, run by `horizon server`.
+type Temporal struct {
+	Address   string `mapstructure:"address"`
+	Namespace string `mapstructure:"namespace"`
+	Port      int    `mapstructure:"port"`
+	TaskQueue string `mapstructure:"task_queue"`
+	APIKey    string `mapstructure:"api_key"`
+	TLS       TLS    `mapstructure:"tls"`
+}
+
+// TLS files for a remote cluster (mTLS when Cert and Key are set).
+type TLS struct {
+	Cert       string `mapstructure:"cert"`
+	Key        string `mapstructure:"key"`
+	CA         string `mapstructure:"ca"`
+	ServerName string `mapstructure:"server_name"`
+}
+
+// UI is the embedded Temporal Web UI.
+type UI struct {
+	Enabled bool `mapstructure:"enabled"`
+	Port    int  `mapstructure:"port"`
+}
+
+// Engine tunes the embedded engine.
+type Engine struct {
+	// SQLiteSynchronous is the SQLite synchronous pragma (FULL or NORMAL);
+	// both lose nothing on a process crash in WAL mode, FULL also survives
+	// power loss. See the README's durability note.
+	SQLiteSynchronous string `mapstructure:"sqlite_synchronous"`
+	// RetentionDays is how long closed runs stay visible in the engine.
+	RetentionDays int `mapstructure:"retention_days"`
+}
+
+// Models chooses language models.
+type Models struct {
+	// Default is the provider/model used for every role when --model is not given.
+	Default string `mapstructure:"default"`
+}
+
+// Agent configures the agent runtime (OpenCode).
+type Agent struct {
+	// OpenCodeBin is the opencode executable; empty means PATH, then
+	// node_modules/.bin next to the horizon binary or the working directory.
+	OpenCodeBin string `mapstructure:"opencode_bin"`
+	// OpenCodeConfig is an extra OpenCode config file (OPENCODE_CONFIG).
+	OpenCodeConfig string `mapstructure:"opencode_config"`
+	// SessionTimeout bounds one agent session (start to close).
+	SessionTimeout time.Duration `mapstructure:"session_timeout"`
+	// HeartbeatTimeout is how long a silent session activity is trusted before
+	// the engine retries it elsewhere (after a crash, for example).
+	HeartbeatTimeout time.Duration `mapstructure:"heartbeat_timeout"`
+}
+
+// Run holds per-run defaults.
+type Run struct {
+	MaxAttempts int  `mapstructure:"max_attempts"`
+	AllowDirty  bool `mapstructure:"allow_dirty"`
+}
+
+// Gate configures the deterministic gate.
+type Gate struct {
+	Timeout  time.Duration `mapstructure:"timeout"`
+	AllowEnv []string      `mapstructure:"allow_env"`
+}
+
+// Log configures logging.
+type Log struct {
+	Level string `mapstructure:"level"`
+}
+
+// Embedded reports whether horizon runs its own engine.
+func (c *Config) Embedded() bool { return c.Temporal.Address == "" }
+
+// FrontendAddress is the gRPC address clients dial.
+func (c *Config) FrontendAddress() string {
+	if c.Temporal.Address != "" {
+		return c.Temporal.Address
+	}
+	return loopback(c.Temporal.Port)
+}
+
+// UIURL is the embedded Web UI's base URL, or "" when it is off or remote.
+func (c *Config) UIURL() string {
+	if !c.Embedded() || !c.UI.Enabled {
+		return ""
+	}
+	return "http://" + loopback(c.UI.Port)
+}

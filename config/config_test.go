@@ -1,0 +1,152 @@
+package config
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/stretchr/testify/require"
+)
+
+// isolate clears every HORIZON_* variable a developer may have set.
+func isolate(t *testing.T) {
+	t.Helper()
+	for _, k := range Keys() {
+		t.Setenv(EnvName(k), "")
+		// t.Setenv restores afterwards; an empty value still counts as set for
+		// viper, so unset it for real.
+		unsetenv(t, EnvName(k))
+	}
+	t.Setenv("HORIZON_HOME", t.TempDir())
+}
+
+func flags(t *testing.T, args ...string) *pflag.FlagSet {
+	t.Helper()
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	fs.String("model", "", "")
+	fs.Int("max-attempts", 3, "")
+	require.NoError(t, fs.Parse(args))
+	return fs
+}
+
+var flagKeys = map[string]string{"model": "models.default", "max-attempts": "run.max_attempts"}
+
+func TestPrecedence(t *testing.T) {
+	isolate(t)
+	user := filepath.Join("testdata", "user.yaml")
+	repo := filepath.Join("testdata", "repo")
+
+	// defaults < user file < repo file < env < flags, one layer at a time.
+	c, err := Load(Options{UserFile: filepath.Join("testdata", "missing.yaml")})
+	require.NoError(t, err)
+	require.Equal(t, 7233, c.Temporal.Port)
+	require.Equal(t, 8233, c.UI.Port)
+	require.Equal(t, "default", c.Temporal.Namespace)
+	require.Equal(t, "", c.Models.Default)
+	require.True(t, c.Embedded())
+
+	c, err = Load(Options{UserFile: user})
+	require.NoError(t, err)
+	require.Equal(t, 7001, c.Temporal.Port)
+	require.Equal(t, "from-user", c.Temporal.Namespace)
+	require.Equal(t, "user/model", c.Models.Default)
+
+	c, err = Load(Options{UserFile: user, Repo: repo})
+	require.NoError(t, err)
+	require.Equal(t, 7002, c.Temporal.Port)
+	require.Equal(t, 8002, c.UI.Port)
+	require.Equal(t, "from-user", c.Temporal.Namespace, "a key only the user file sets survives the repo file")
+	require.Equal(t, "repo/model", c.Models.Default)
+	require.Equal(t, 5, c.Run.MaxAttempts)
+
+	t.Setenv("HORIZON_TEMPORAL_PORT", "7003")
+	t.Setenv("HORIZON_UI_PORT", "8003")
+	t.Setenv("HORIZON_MODELS_DEFAULT", "env/model")
+	t.Setenv("HORIZON_TEMPORAL_ADDRESS", "temporal.example:7233")
+	c, err = Load(Options{UserFile: user, Repo: repo, Flags: flags(t), FlagKeys: flagKeys})
+	require.NoError(t, err)
+	require.Equal(t, 7003, c.Temporal.Port)
+	require.Equal(t, 8003, c.UI.Port)
+	require.Equal(t, "env/model", c.Models.Default)
+	require.Equal(t, 5, c.Run.MaxAttempts, "an unchanged flag does not override the file")
+	require.False(t, c.Embedded())
+	require.Equal(t, "temporal.example:7233", c.FrontendAddress())
+	require.Equal(t, "", c.UIURL())
+
+	c, err = Load(Options{UserFile: user, Repo: repo, Flags: flags(t, "--model", "flag/model", "--max-attempts", "9"), FlagKeys: flagKeys})
+	require.NoError(t, err)
+	require.Equal(t, "flag/model", c.Models.Default)
+	require.Equal(t, 9, c.Run.MaxAttempts)
+}
+
+func TestDefaultsAndDerived(t *testing.T) {
+	isolate(t)
+	home := t.TempDir()
+	t.Setenv("HORIZON_HOME", home)
+	c, err := Load(Options{UserFile: "-none-"})
+	require.NoError(t, err)
+	require.Equal(t, home, c.Home)
+	require.Equal(t, "127.0.0.1:7233", c.FrontendAddress())
+	require.Equal(t, "http://127.0.0.1:8233", c.UIURL())
+	require.Equal(t, 45*time.Minute, c.Agent.SessionTimeout)
+	require.Equal(t, "FULL", c.Engine.SQLiteSynchronous)
+	require.GreaterOrEqual(t, c.Engine.RetentionDays, 30)
+}
+
+func TestBadInput(t *testing.T) {
+	tests := []struct {
+		name string
+		repo string
+		env  map[string]string
+		want []string // substrings of the error
+	}{
+		{"invalid yaml", "testdata/badyaml", nil, []string{"badyaml/.horizon/config.yaml", "not valid YAML"}},
+		{"unknown key", "testdata/unknown", nil, []string{"unknown key(s) temporl.port", "known keys:"}},
+		{"bad values name their file", "testdata/badvalue", nil, []string{"badvalue/.horizon/config.yaml", "session_timeout"}},
+		{"port from env", "", map[string]string{"HORIZON_TEMPORAL_PORT": "70000"}, []string{"HORIZON_TEMPORAL_PORT", "70000 is not a TCP port"}},
+		{"same ports", "", map[string]string{"HORIZON_UI_PORT": "7233"}, []string{"HORIZON_UI_PORT", "also temporal.port"}},
+		{"bad model", "", map[string]string{"HORIZON_MODELS_DEFAULT": "gpt"}, []string{"HORIZON_MODELS_DEFAULT", "PROVIDER/MODEL"}},
+		{"bad address", "", map[string]string{"HORIZON_TEMPORAL_ADDRESS": "nohostport"}, []string{"HORIZON_TEMPORAL_ADDRESS", "host:port"}},
+		{"bad level", "", map[string]string{"HORIZON_LOG_LEVEL": "loud"}, []string{"log.level"}},
+		{"half tls", "", map[string]string{"HORIZON_TEMPORAL_TLS_CERT": "/c.pem"}, []string{"temporal.tls.key"}},
+		{"zero attempts", "", map[string]string{"HORIZON_RUN_MAX_ATTEMPTS": "0"}, []string{"run.max_attempts"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolate(t)
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			_, err := Load(Options{UserFile: "-none-", Repo: tt.repo})
+			require.Error(t, err)
+			for _, w := range tt.want {
+				require.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestEnvName(t *testing.T) {
+	require.Equal(t, "HORIZON_TEMPORAL_ADDRESS", EnvName("temporal.address"))
+	require.Equal(t, "HORIZON_AGENT_OPENCODE_BIN", EnvName("agent.opencode-bin"))
+}
+
+func TestSettingsHidesSecrets(t *testing.T) {
+	isolate(t)
+	t.Setenv("HORIZON_TEMPORAL_API_KEY", "secret")
+	c, err := Load(Options{UserFile: "-none-"})
+	require.NoError(t, err)
+	s := c.Settings()
+	require.Equal(t, "(set)", s["temporal.api_key"])
+	require.False(t, strings.Contains(strings.Join(func() []string {
+		var out []string
+		for _, v := range s {
+			if str, ok := v.(string); ok {
+				out = append(out, str)
+			}
+		}
+		return out
+	}(), " "), "secret"))
+}

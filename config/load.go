@@ -1,0 +1,386 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// EnvPrefix prefixes every environment variable horizon reads.
+const EnvPrefix = "HORIZON"
+
+// RepoFile is the repository's config file, relative to the repo root.
+const RepoFile = ".horizon/config.yaml"
+
+// Options says where Load looks.
+type Options struct {
+	// Repo is the repository whose .horizon/config.yaml applies ("" for none).
+	Repo string
+	// UserFile overrides the user's config path (tests); "" means
+	// $XDG_CONFIG_HOME/horizon/config.yaml or ~/.config/horizon/config.yaml.
+	UserFile string
+	// Flags are bound by key: FlagKeys maps a flag name to a config key.
+	// Names the flag set does not define are skipped, so one map can serve
+	// every command.
+	Flags    *pflag.FlagSet
+	FlagKeys map[string]string
+}
+
+func defaults() map[string]any {
+	return map[string]any{
+		"home":                      "",
+		"temporal.address":          "",
+		"temporal.namespace":        "default",
+		"temporal.port":             7233,
+		"temporal.task_queue":       "horizon",
+		"temporal.api_key":          "",
+		"temporal.tls.cert":         "",
+		"temporal.tls.key":          "",
+		"temporal.tls.ca":           "",
+		"temporal.tls.server_name":  "",
+		"ui.enabled":                true,
+		"ui.port":                   8233,
+		"engine.sqlite_synchronous": "FULL",
+		"engine.retention_days":     30,
+		"models.default":            "",
+		"agent.opencode_bin":        "",
+		"agent.opencode_config":     "",
+		"agent.session_timeout":     "45m",
+		"agent.heartbeat_timeout":   "30s",
+		"run.max_attempts":          3,
+		"run.allow_dirty":           false,
+		"gate.timeout":              "10m",
+		"gate.allow_env":            []string{},
+		"log.level":                 "info",
+	}
+}
+
+// Keys lists every known key, sorted.
+func Keys() []string {
+	d := defaults()
+	keys := make([]string, 0, len(d))
+	for k := range d {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// EnvName is the environment variable for a key.
+func EnvName(key string) string {
+	r := strings.NewReplacer(".", "_", "-", "_")
+	return EnvPrefix + "_" + strings.ToUpper(r.Replace(key))
+}
+
+// UserFilePath is the user's config file.
+func UserFilePath() string {
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "horizon", "config.yaml")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".config", "horizon", "config.yaml")
+}
+
+// Load resolves the configuration once. Errors name the input at fault.
+func Load(o Options) (*Config, error) {
+	v := viper.New()
+	for k, val := range defaults() {
+		v.SetDefault(k, val)
+	}
+	v.SetEnvPrefix(EnvPrefix)
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_", "-", "_"))
+	v.AutomaticEnv()
+
+	src := &sources{flags: map[string]string{}}
+	userFile := o.UserFile
+	if userFile == "" {
+		userFile = UserFilePath()
+	}
+	files := []string{userFile}
+	if o.Repo != "" {
+		files = append(files, filepath.Join(o.Repo, RepoFile))
+	}
+	for _, f := range files {
+		if f == "" {
+			continue
+		}
+		fv, err := readFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if fv == nil {
+			continue
+		}
+		if err := v.MergeConfigMap(fv.AllSettings()); err != nil {
+			return nil, fmt.Errorf("config: merge %s: %w", f, err)
+		}
+		src.files = append(src.files, fileSource{path: f, v: fv})
+	}
+	if o.Flags != nil {
+		for name, key := range o.FlagKeys {
+			fl := o.Flags.Lookup(name)
+			if fl == nil {
+				continue
+			}
+			if err := v.BindPFlag(key, fl); err != nil {
+				return nil, fmt.Errorf("config: bind --%s: %w", name, err)
+			}
+			if fl.Changed {
+				src.flags[key] = "--" + name
+			}
+		}
+	}
+
+	var c Config
+	dec := func(dc *mapstructure.DecoderConfig) {
+		dc.DecodeHook = mapstructure.ComposeDecodeHookFunc(
+			mapstructure.StringToTimeDurationHookFunc(),
+			mapstructure.StringToSliceHookFunc(","),
+		)
+	}
+	if err := v.Unmarshal(&c, dec); err != nil {
+		return nil, fmt.Errorf("config: %w", describeDecodeError(err, src))
+	}
+	if err := c.finish(); err != nil {
+		return nil, err
+	}
+	if err := c.validate(src); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// readFile reads one YAML file into its own viper so unknown keys and parse
+// errors can be reported against the file that has them. A missing file is
+// not an error.
+func readFile(path string) (*viper.Viper, error) {
+	st, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config: read %s: %w", path, err)
+	}
+	if st.IsDir() {
+		return nil, &Error{Source: path, Problems: []string{"is a directory, expected a YAML file"}}
+	}
+	fv := viper.New()
+	fv.SetConfigFile(path)
+	fv.SetConfigType("yaml")
+	if err := fv.ReadInConfig(); err != nil {
+		return nil, &Error{Source: path, Problems: []string{"not valid YAML: " + err.Error()}}
+	}
+	known := defaults()
+	var unknown []string
+	for _, k := range fv.AllKeys() {
+		if _, ok := known[k]; !ok {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, &Error{Source: path, Problems: []string{
+			fmt.Sprintf("unknown key(s) %s; known keys: %s", strings.Join(unknown, ", "), strings.Join(Keys(), ", ")),
+		}}
+	}
+	return fv, nil
+}
+
+type fileSource struct {
+	path string
+	v    *viper.Viper
+}
+
+// sources answers "where did this value come from?" for error messages.
+type sources struct {
+	flags map[string]string
+	files []fileSource
+}
+
+func (s *sources) of(key string) string {
+	if f, ok := s.flags[key]; ok {
+		return f
+	}
+	if _, ok := os.LookupEnv(EnvName(key)); ok {
+		return EnvName(key)
+	}
+	for i := len(s.files) - 1; i >= 0; i-- {
+		if s.files[i].v.IsSet(key) {
+			return s.files[i].path
+		}
+	}
+	return "default"
+}
+
+// Error is a configuration problem; Source names the file, variable or flag.
+type Error struct {
+	Source   string
+	Problems []string
+}
+
+func (e *Error) Error() string {
+	if len(e.Problems) == 1 {
+		return fmt.Sprintf("config: %s: %s", e.Source, e.Problems[0])
+	}
+	return fmt.Sprintf("config: %s:\n  - %s", e.Source, strings.Join(e.Problems, "\n  - "))
+}
+
+func describeDecodeError(err error, src *sources) error {
+	// mapstructure names the field ("'agent.session_timeout' time: invalid
+	// duration"); add where the bad value came from.
+	msg := err.Error()
+	for _, k := range Keys() {
+		if strings.Contains(msg, "'"+k+"'") || strings.Contains(msg, "\""+k+"\"") {
+			return &Error{Source: src.of(k), Problems: []string{fmt.Sprintf("%s: %v", k, err)}}
+		}
+	}
+	return err
+}
+
+func (c *Config) finish() error {
+	if c.Home == "" {
+		if h := os.Getenv("HORIZON_HOME"); h != "" {
+			c.Home = h
+		} else if x := os.Getenv("XDG_DATA_HOME"); x != "" {
+			c.Home = filepath.Join(x, "horizon")
+		} else {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return fmt.Errorf("config: no home directory for HORIZON_HOME; set HORIZON_HOME: %w", err)
+			}
+			c.Home = filepath.Join(home, ".local", "share", "horizon")
+		}
+	}
+	if strings.HasPrefix(c.Home, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			c.Home = filepath.Join(home, c.Home[2:])
+		}
+	}
+	abs, err := filepath.Abs(c.Home)
+	if err != nil {
+		return fmt.Errorf("config: home %q: %w", c.Home, err)
+	}
+	c.Home = abs
+	c.Engine.SQLiteSynchronous = strings.ToUpper(c.Engine.SQLiteSynchronous)
+	c.Log.Level = strings.ToLower(c.Log.Level)
+	return nil
+}
+
+func (c *Config) validate(src *sources) error {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, &Error{Source: src.of(key), Problems: []string{key + ": " + fmt.Sprintf(format, args...)}})
+	}
+	port := func(key string, p int) {
+		if p < 1 || p > 65535 {
+			bad(key, "%d is not a TCP port (1-65535)", p)
+		}
+	}
+	port("temporal.port", c.Temporal.Port)
+	if c.UI.Enabled {
+		port("ui.port", c.UI.Port)
+		if c.UI.Port == c.Temporal.Port {
+			bad("ui.port", "%d is also temporal.port; choose another port for the Web UI", c.UI.Port)
+		}
+	}
+	if c.Temporal.Address != "" {
+		if _, _, err := net.SplitHostPort(c.Temporal.Address); err != nil {
+			bad("temporal.address", "%q is not host:port (%v)", c.Temporal.Address, err)
+		}
+	}
+	if c.Temporal.Namespace == "" {
+		bad("temporal.namespace", "must not be empty")
+	}
+	if c.Temporal.TaskQueue == "" {
+		bad("temporal.task_queue", "must not be empty")
+	}
+	if (c.Temporal.TLS.Cert == "") != (c.Temporal.TLS.Key == "") {
+		bad("temporal.tls.cert", "set both temporal.tls.cert and temporal.tls.key, or neither")
+	}
+	switch c.Engine.SQLiteSynchronous {
+	case "FULL", "NORMAL", "EXTRA":
+	default:
+		bad("engine.sqlite_synchronous", "%q: use FULL (survives power loss) or NORMAL (survives process crashes)", c.Engine.SQLiteSynchronous)
+	}
+	if c.Engine.RetentionDays < 1 {
+		bad("engine.retention_days", "%d: must be at least 1", c.Engine.RetentionDays)
+	}
+	if c.Models.Default != "" {
+		if err := ValidateModelName(c.Models.Default); err != nil {
+			bad("models.default", "%v", err)
+		}
+	}
+	positive := func(key string, d time.Duration) {
+		if d <= 0 {
+			bad(key, "%s: must be a positive duration such as 30s or 10m", d)
+		}
+	}
+	positive("agent.session_timeout", c.Agent.SessionTimeout)
+	positive("agent.heartbeat_timeout", c.Agent.HeartbeatTimeout)
+	positive("gate.timeout", c.Gate.Timeout)
+	if c.Run.MaxAttempts < 1 {
+		bad("run.max_attempts", "%d: must be at least 1", c.Run.MaxAttempts)
+	}
+	switch c.Log.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("log.level", "%q: use debug, info, warn or error", c.Log.Level)
+	}
+	return errors.Join(errs...)
+}
+
+// ValidateModelName checks the provider/model shape OpenCode uses.
+func ValidateModelName(m string) error {
+	provider, model, ok := strings.Cut(m, "/")
+	if !ok || provider == "" || model == "" || strings.ContainsAny(m, " \t\n") {
+		return fmt.Errorf("%q is not PROVIDER/MODEL (for example anthropic/claude-sonnet-4-5)", m)
+	}
+	return nil
+}
+
+func loopback(port int) string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) }
+
+// Settings returns the resolved configuration as key → value, for `horizon
+// config` style output.
+func (c *Config) Settings() map[string]any {
+	out := map[string]any{}
+	var walk func(prefix string, v reflect.Value)
+	walk = func(prefix string, v reflect.Value) {
+		t := v.Type()
+		for i := 0; i < t.NumField(); i++ {
+			key := t.Field(i).Tag.Get("mapstructure")
+			if prefix != "" {
+				key = prefix + "." + key
+			}
+			f := v.Field(i)
+			if f.Kind() == reflect.Struct {
+				walk(key, f)
+				continue
+			}
+			val := f.Interface()
+			if d, ok := val.(time.Duration); ok {
+				val = d.String()
+			}
+			if strings.HasSuffix(key, "api_key") && val != "" {
+				val = "(set)"
+			}
+			out[key] = val
+		}
+	}
+	walk("", reflect.ValueOf(*c))
+	return out
+}

@@ -1,0 +1,176 @@
+package gate
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Gate is a command whose exit status judges a change: 0 is pass.
+type Gate struct {
+	// Path is the absolute path of the gate script, or "" for a detected
+	// command.
+	Path string `json:"path,omitempty"`
+	// Command is the argv to run, in the lane directory.
+	Command []string `json:"command"`
+	// Source says where the gate came from, for humans and receipts:
+	// ".horizon/verify.sh", "detected: go test ./...", or the script path
+	// given to FromScript.
+	Source string `json:"source"`
+}
+
+// String renders the command line, for logs and receipts.
+func (g Gate) String() string { return strings.Join(g.Command, " ") }
+
+// ScriptPaths are the gate scripts Discover looks for, relative to the
+// directory, in order. The first that exists is the gate.
+var ScriptPaths = []string{".horizon/verify.sh", ".zecor/verify.sh", ".fleet/verify.sh"}
+
+// npmPlaceholderTest is the scripts.test that `npm init` writes; it always
+// fails, so a package.json carrying it has no tests to run.
+const npmPlaceholderTest = `echo "Error: no test specified" && exit 1`
+
+// detector recognises one ecosystem and the command that tests it.
+type detector struct {
+	looked  string // how the marker is named in ErrNoGate
+	command []string
+	match   func(dir string) bool
+}
+
+var detectors = []detector{
+	{
+		looked:  "go.mod (go test ./...)",
+		command: []string{"go", "test", "./..."},
+		match:   func(dir string) bool { return isFile(filepath.Join(dir, "go.mod")) },
+	},
+	{
+		looked:  "pyproject.toml, pytest.ini, setup.cfg, tox.ini or test_*.py (python3 -m pytest)",
+		command: []string{"python3", "-m", "pytest"},
+		match:   isPython,
+	},
+	{
+		looked:  "package.json with scripts.test (npm test)",
+		command: []string{"npm", "test"},
+		match:   hasNpmTest,
+	},
+	{
+		looked:  "Cargo.toml (cargo test)",
+		command: []string{"cargo", "test"},
+		match:   func(dir string) bool { return isFile(filepath.Join(dir, "Cargo.toml")) },
+	},
+}
+
+// Discover finds the gate of dir: the first of ScriptPaths that exists, else
+// a command detected from the ecosystem (go.mod → go test ./...; pyproject.toml,
+// pytest.ini, setup.cfg, tox.ini or test_*.py → python3 -m pytest;
+// package.json with a scripts.test → npm test; Cargo.toml → cargo test, in
+// that order).
+//
+// A gate script that exists but cannot be run (a directory, or no execute
+// bit) is an error matching ErrGateNotRunnable; Discover does not fall back to
+// the next candidate or guess an interpreter, since the repository plainly
+// meant that script to be its judge. When nothing is found the error matches
+// ErrNoGate and names every path looked for.
+func Discover(dir string) (Gate, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return Gate{}, fmt.Errorf("discover gate in %s: %w", dir, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return Gate{}, fmt.Errorf("discover gate: %w", err)
+	}
+	if !st.IsDir() {
+		return Gate{}, fmt.Errorf("discover gate: %s is not a directory", abs)
+	}
+
+	looked := make([]string, 0, len(ScriptPaths)+len(detectors))
+	for _, rel := range ScriptPaths {
+		p := filepath.Join(abs, rel)
+		looked = append(looked, p)
+		st, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return Gate{}, &NotRunnableError{Path: p, Reason: err.Error(), Fix: "make it readable and executable (chmod +x " + p + ")"}
+		}
+		if err := checkRunnable(p, st); err != nil {
+			return Gate{}, err
+		}
+		return Gate{Path: p, Command: []string{p}, Source: rel}, nil
+	}
+	for _, d := range detectors {
+		looked = append(looked, d.looked)
+		if d.match(abs) {
+			cmd := append([]string(nil), d.command...)
+			return Gate{Command: cmd, Source: "detected: " + strings.Join(cmd, " ")}, nil
+		}
+	}
+	return Gate{}, &NoGateError{Dir: abs, Looked: looked}
+}
+
+// FromScript returns the gate that runs the script at path. The lead uses it
+// to run the base commit's copy of a lane's gate script, kept outside the
+// lane, so a worker cannot edit its own judge. The copy must keep its execute
+// bit; Run reports an error verdict otherwise.
+func FromScript(path string) Gate {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	return Gate{Path: abs, Command: []string{abs}, Source: path}
+}
+
+// checkRunnable reports why the script at p (already stat'ed) cannot be
+// executed, or nil.
+func checkRunnable(p string, st fs.FileInfo) error {
+	switch {
+	case st.IsDir():
+		return &NotRunnableError{Path: p, Reason: "it is a directory", Fix: "replace it with an executable script that exits 0 when the checks pass"}
+	case !st.Mode().IsRegular():
+		return &NotRunnableError{Path: p, Reason: "it is not a regular file (" + st.Mode().Type().String() + ")", Fix: "replace it with an executable script"}
+	case st.Mode().Perm()&0o111 == 0:
+		return &NotRunnableError{Path: p, Reason: "it lacks the execute bit", Fix: "run: chmod +x " + p + " (and commit the mode change)"}
+	}
+	return nil
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+func isPython(dir string) bool {
+	for _, m := range []string{"pyproject.toml", "pytest.ini", "setup.cfg", "tox.ini"} {
+		if isFile(filepath.Join(dir, m)) {
+			return true
+		}
+	}
+	for _, sub := range []string{".", "tests", "test"} {
+		if hits, _ := filepath.Glob(filepath.Join(dir, sub, "test_*.py")); len(hits) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func hasNpmTest(dir string) bool {
+	data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		return false
+	}
+	var pkg struct {
+		Scripts map[string]any `json:"scripts"`
+	}
+	if json.Unmarshal(data, &pkg) != nil {
+		return false
+	}
+	s, _ := pkg.Scripts["test"].(string)
+	s = strings.TrimSpace(s)
+	return s != "" && s != npmPlaceholderTest
+}

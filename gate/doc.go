@@ -1,0 +1,35 @@
+// Package gate is horizon's deterministic judge.
+//
+// In horizon a change is done when the repository's gate exits 0. The model
+// that wrote the change is never asked whether it succeeded: its prose is not
+// parsed for completion, and its own claims carry no weight. The gate is a
+// program — .horizon/verify.sh (also .zecor/verify.sh and .fleet/verify.sh),
+// or a command detected from the repository's ecosystem (go test ./...,
+// python3 -m pytest, npm test, cargo test) — and its exit status is the
+// verdict.
+//
+// The package has four parts:
+//
+//   - Discover finds the gate of a directory; FromScript wraps a copy of a
+//     gate script kept outside the lane, so a worker cannot edit its judge.
+//   - Run executes the gate as a capped subprocess: its own process group, a
+//     hard wall-clock timeout, SIGTERM then SIGKILL of the whole group on
+//     overrun (and of any member left behind after a normal exit), stdin from
+//     /dev/null, combined output kept in a bounded head/tail buffer, and an
+//     environment stripped of vendor credentials (ScrubEnv) so a lane cannot
+//     reach the operator's paid accounts.
+//   - ParseFailures turns the output of common test runners (go test, pytest,
+//     jest/vitest, cargo test, TAP) into a failing-assertion set: the artifact
+//     the escalation triggers compare across attempts ("same failing set as
+//     last attempt", "a previously green test now failing").
+//   - Receipt records one gate run (verdict, exit code, duration, failing set,
+//     output tail and digest) and AppendReceipt stores it idempotently in a
+//     JSONL file.
+//
+// Limits: a process that leaves the gate's process group (setsid, setpgid, a
+// daemonising double fork into a new session) is out of reach of the group
+// kill and may outlive the gate; Run stops waiting for its output after a
+// short drain period. If the horizon process itself is SIGKILLed while a gate
+// runs, nothing kills the gate's group; the activity that retries the run
+// starts a fresh gate.
+package gate

@@ -1,0 +1,104 @@
+package horizon
+
+import (
+	"fmt"
+	"strings"
+)
+
+// maxEvidence bounds the evidence carried from one attempt to the next so a
+// brief stays small however loud a failing gate was.
+const maxEvidence = 6000
+
+// WorkerBrief is the prompt for attempt n of a feature. Every attempt after
+// the first carries the evidence of the one before it: the gate's verdict
+// and output tail, the auditor's findings, or the protocol error, so a
+// corrective worker starts from facts rather than from its own claims.
+func WorkerBrief(goal string, n, max int, prev *Attempt) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Task (attempt %d of %d)\n\n%s\n\n", n, max, strings.TrimSpace(goal))
+	b.WriteString("You work in a git worktree made for this task; change only what the task needs and keep unrelated behaviour intact.\n")
+	b.WriteString("Your work is checked by the repository's gate (its verification script) and then by an independent read-only auditor; only they decide whether it is done.\n")
+	if prev != nil {
+		fmt.Fprintf(&b, "\n## Evidence from attempt %d (%s)\n\n", prev.N, prev.Outcome)
+		b.WriteString("The files still hold that attempt's changes. Correct them; do not start over unless the evidence says the approach is wrong.\n\n")
+		b.WriteString(Evidence(prev))
+	}
+	b.WriteString("\n## How to finish\n\n")
+	b.WriteString("End your final message with exactly one fenced block like this (JSON, status satisfied|continue|blocked):\n\n")
+	b.WriteString("```horizon-report\n{\"status\": \"satisfied\", \"summary\": \"what you changed and why\"}\n```\n\n")
+	b.WriteString("Use status blocked only with concrete evidence of something you cannot overcome (a missing credential, an unavailable external service, a platform limit): {\"status\": \"blocked\", \"blocker\": {\"type\": \"missing_credential\", \"evidence\": \"...\"}}.\n")
+	return b.String()
+}
+
+// Evidence renders what an attempt left behind for the next one.
+func Evidence(a *Attempt) string {
+	var b strings.Builder
+	if a.ProtocolError != "" {
+		fmt.Fprintf(&b, "- Your final message was not accepted: %s. It must end with the horizon-report block.\n", a.ProtocolError)
+	}
+	if g := a.Gate; g != nil && !g.Passed() {
+		fmt.Fprintf(&b, "- The gate (`%s`) ended with verdict %s, exit code %d.\n", g.Command, g.Verdict, g.ExitCode)
+		if len(g.Failing) > 0 {
+			fmt.Fprintf(&b, "- Failing: %s\n", strings.Join(g.Failing, ", "))
+		}
+		if t := strings.TrimSpace(g.Tail); t != "" {
+			fmt.Fprintf(&b, "\nGate output (tail):\n\n```\n%s\n```\n", clip(t, maxEvidence))
+		}
+	}
+	if au := a.Audit; au != nil && !au.Accepted() {
+		b.WriteString("- The auditor rejected the change")
+		if len(au.Findings) == 0 {
+			b.WriteString(" without findings.\n")
+		} else {
+			b.WriteString(":\n")
+			for _, f := range au.Findings {
+				loc := f.File
+				if f.Line > 0 {
+					loc = fmt.Sprintf("%s:%d", f.File, f.Line)
+				}
+				if loc == "" {
+					loc = "(general)"
+				}
+				fmt.Fprintf(&b, "  - [%s] %s: %s\n", f.Severity, loc, f.Note)
+			}
+		}
+	}
+	if b.Len() == 0 {
+		b.WriteString("- No evidence was recorded.\n")
+	}
+	return b.String()
+}
+
+// DiffPlaceholder stands for the change in an audit brief built inside a
+// workflow; the session activity replaces it with the lane's diff.
+const DiffPlaceholder = "{{horizon:diff}}"
+
+// AuditBrief is the prompt for the independent auditor. The diff is attached
+// by the activity (it can be large and does not belong in history).
+func AuditBrief(goal string, n int, gate *GateRun, diff string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Audit (attempt %d)\n\nA worker changed this repository to achieve the goal below. Review the change independently; you cannot edit files or run commands.\n\n## Goal\n\n%s\n\n", n, strings.TrimSpace(goal))
+	if gate != nil {
+		fmt.Fprintf(&b, "## Gate\n\nThe repository's gate `%s` passed (exit %d) on this change.\n\n", gate.Command, gate.ExitCode)
+	}
+	if diff != DiffPlaceholder {
+		diff = clip(diff, 60000)
+	}
+	fmt.Fprintf(&b, "## The change\n\n```diff\n%s\n```\n\n", diff)
+	b.WriteString("Read the changed files as needed. Accept only if the change achieves the goal, keeps unrelated behaviour, and does not game the gate (for example by weakening tests).\n\n")
+	b.WriteString("End your final message with exactly one fenced block (verdict accept|reject; severity nit|concern|blocker):\n\n")
+	b.WriteString("```horizon-audit\n{\"verdict\": \"reject\", \"findings\": [{\"file\": \"path\", \"line\": 1, \"severity\": \"blocker\", \"note\": \"what is wrong\"}]}\n```\n")
+	return b.String()
+}
+
+// clip keeps the last n bytes of s (the end of output is where the verdict is).
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := len(s) - n
+	for cut < len(s) && (s[cut]&0xC0) == 0x80 { // do not split a UTF-8 sequence
+		cut++
+	}
+	return fmt.Sprintf("…[%d bytes omitted]…\n%s", cut, s[cut:])
+}

@@ -1,0 +1,245 @@
+package horizon
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Status is a run's lifecycle state as scripts see it.
+type Status string
+
+// Run statuses.
+const (
+	StatusRunning   Status = "running"
+	StatusCompleted Status = "completed"
+	StatusFailed    Status = "failed"
+	StatusBlocked   Status = "blocked"
+	StatusCancelled Status = "cancelled"
+)
+
+// Terminal reports whether the run has ended.
+func (s Status) Terminal() bool { return s != StatusRunning && s != "" }
+
+// Phase is what a running run is doing now.
+type Phase string
+
+// Phases of the verified-change loop.
+const (
+	PhasePreflight Phase = "preflight"
+	PhaseLane      Phase = "preparing lane"
+	PhaseWorking   Phase = "worker"
+	PhaseGate      Phase = "gate"
+	PhaseAudit     Phase = "auditor"
+	PhaseCommit    Phase = "committing"
+	PhaseDone      Phase = "done"
+)
+
+// ReasonKind classifies why a run ended other than completed.
+type ReasonKind string
+
+// Reasons a run ends without an accepted change.
+const (
+	ReasonBadInput    ReasonKind = "bad_input"
+	ReasonMaxAttempts ReasonKind = "max_attempts"
+	ReasonBlocked     ReasonKind = "blocked"
+	ReasonCancelled   ReasonKind = "cancelled"
+	ReasonError       ReasonKind = "error"
+)
+
+// Outcome is how one attempt ended.
+type Outcome string
+
+// Attempt outcomes. Only OutcomeAccepted means the change is in.
+const (
+	OutcomeAccepted      Outcome = "accepted"
+	OutcomeGateFailed    Outcome = "gate_failed"
+	OutcomeRejected      Outcome = "rejected"
+	OutcomeProtocolError Outcome = "protocol_error"
+	OutcomeBlocked       Outcome = "blocked"
+	OutcomeRunning       Outcome = "running"
+)
+
+// Usage is what the model calls of a session cost.
+type Usage struct {
+	Input      int64   `json:"input"`
+	Output     int64   `json:"output"`
+	Reasoning  int64   `json:"reasoning,omitempty"`
+	CacheRead  int64   `json:"cache_read,omitempty"`
+	CacheWrite int64   `json:"cache_write,omitempty"`
+	Cost       float64 `json:"cost"`
+}
+
+// Add returns the sum of two usages.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{
+		Input: u.Input + o.Input, Output: u.Output + o.Output, Reasoning: u.Reasoning + o.Reasoning,
+		CacheRead: u.CacheRead + o.CacheRead, CacheWrite: u.CacheWrite + o.CacheWrite, Cost: u.Cost + o.Cost,
+	}
+}
+
+// Tokens is input + output + reasoning.
+func (u Usage) Tokens() int64 { return u.Input + u.Output + u.Reasoning }
+
+// Report is the worker's horizon-report block: a claim, never a verdict.
+type Report struct {
+	Status  string   `json:"status"`
+	Summary string   `json:"summary,omitempty"`
+	Blocker *Blocker `json:"blocker,omitempty"`
+}
+
+// Blocker is a typed reason the work cannot go on, with evidence.
+type Blocker struct {
+	Type     string `json:"type"`
+	Evidence string `json:"evidence"`
+}
+
+// Finding is one auditor finding.
+type Finding struct {
+	File     string `json:"file,omitempty"`
+	Line     int    `json:"line,omitempty"`
+	Severity string `json:"severity"`
+	Note     string `json:"note"`
+}
+
+// Audit is the auditor's horizon-audit block.
+type Audit struct {
+	Verdict  string    `json:"verdict"`
+	Findings []Finding `json:"findings,omitempty"`
+}
+
+// Accepted reports an accept verdict.
+func (a *Audit) Accepted() bool { return a != nil && a.Verdict == "accept" }
+
+// GateRun summarises one gate run in the lane.
+type GateRun struct {
+	Verdict    string   `json:"verdict"` // pass | fail | timeout | error
+	ExitCode   int      `json:"exit_code"`
+	DurationMS int64    `json:"duration_ms"`
+	Command    string   `json:"command"`
+	Tail       string   `json:"tail,omitempty"` // last lines of output, the evidence a next attempt gets
+	Failing    []string `json:"failing,omitempty"`
+	Note       string   `json:"note,omitempty"` // e.g. "gate script edited by the worker was restored"
+}
+
+// Passed is true only for an exit-0 gate.
+func (g *GateRun) Passed() bool { return g != nil && g.Verdict == "pass" }
+
+// Attempt is one pass through worker → gate → auditor.
+type Attempt struct {
+	N              int       `json:"n"`
+	Model          string    `json:"model"`
+	WorkerSession  string    `json:"worker_session,omitempty"`
+	AuditorSession string    `json:"auditor_session,omitempty"`
+	Resumed        bool      `json:"resumed,omitempty"` // a session continued after a crash
+	Report         *Report   `json:"report,omitempty"`
+	ProtocolError  string    `json:"protocol_error,omitempty"`
+	Gate           *GateRun  `json:"gate,omitempty"`
+	Audit          *Audit    `json:"audit,omitempty"`
+	Outcome        Outcome   `json:"outcome"`
+	Usage          Usage     `json:"usage"`
+	StartedAt      time.Time `json:"started_at"`
+	EndedAt        time.Time `json:"ended_at,omitzero"`
+}
+
+// RunState is the whole observable state of a run, returned by the status
+// query and carried in the workflow's result or failure details.
+type RunState struct {
+	RunID       string     `json:"run_id"`
+	Goal        string     `json:"goal"`
+	Repo        string     `json:"repo"`
+	BaseRef     string     `json:"base_ref,omitempty"`
+	BaseCommit  string     `json:"base_commit"`
+	Branch      string     `json:"branch"`
+	Feature     string     `json:"feature"`
+	LaneBranch  string     `json:"lane_branch,omitempty"`
+	Lane        string     `json:"lane,omitempty"`
+	Model       string     `json:"model"`
+	MaxAttempts int        `json:"max_attempts"`
+	Status      Status     `json:"status"`
+	Phase       Phase      `json:"phase"`
+	Reason      string     `json:"reason,omitempty"`
+	ReasonKind  ReasonKind `json:"reason_kind,omitempty"`
+	Blocker     *Blocker   `json:"blocker,omitempty"`
+	Commit      string     `json:"commit,omitempty"`
+	Attempts    []Attempt  `json:"attempts"`
+	Usage       Usage      `json:"usage"`
+	StartedAt   time.Time  `json:"started_at"`
+	UpdatedAt   time.Time  `json:"updated_at"`
+}
+
+// Current returns the attempt in progress or last finished, or nil.
+func (s *RunState) Current() *Attempt {
+	if len(s.Attempts) == 0 {
+		return nil
+	}
+	return &s.Attempts[len(s.Attempts)-1]
+}
+
+// End marks the run terminal.
+func (s *RunState) End(st Status, kind ReasonKind, reason string, now time.Time) {
+	s.Status, s.ReasonKind, s.Reason, s.UpdatedAt = st, kind, reason, now
+	if st == StatusCompleted {
+		s.Phase = PhaseDone
+	}
+}
+
+// Recount recomputes the run's usage from its attempts.
+func (s *RunState) Recount() {
+	var u Usage
+	for _, a := range s.Attempts {
+		u = u.Add(a.Usage)
+	}
+	s.Usage = u
+}
+
+// IntegrationBranch is where accepted features land for a run.
+func IntegrationBranch(runID string) string { return "horizon/" + runID }
+
+// LaneBranch is the branch of one feature's lane.
+func LaneBranch(runID, feature string) string { return "horizon-lanes/" + runID + "/" + feature }
+
+// Markdown renders the live progress table shown in the Temporal UI.
+func (s *RunState) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s** · %s", s.Status, s.Phase)
+	if s.Reason != "" {
+		fmt.Fprintf(&b, " · %s", s.Reason)
+	}
+	fmt.Fprintf(&b, "\n\nbranch `%s` · model `%s` · %d tokens · $%.4f\n\n", s.Branch, s.Model, s.Usage.Tokens(), s.Usage.Cost)
+	b.WriteString("| attempt | worker | gate | audit | outcome | tokens | cost |\n|---|---|---|---|---|---|---|\n")
+	for _, a := range s.Attempts {
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %d | $%.4f |\n",
+			a.N, a.reportCell(), a.gateCell(), a.auditCell(), a.Outcome, a.Usage.Tokens(), a.Usage.Cost)
+	}
+	return b.String()
+}
+
+func (a *Attempt) reportCell() string {
+	switch {
+	case a.ProtocolError != "":
+		return "protocol error"
+	case a.Report != nil:
+		return a.Report.Status
+	case a.WorkerSession != "":
+		return "working"
+	}
+	return "–"
+}
+
+func (a *Attempt) gateCell() string {
+	if a.Gate == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%s (exit %d)", a.Gate.Verdict, a.Gate.ExitCode)
+}
+
+func (a *Attempt) auditCell() string {
+	if a.Audit == nil {
+		return "–"
+	}
+	if n := len(a.Audit.Findings); n > 0 {
+		return fmt.Sprintf("%s (%d findings)", a.Audit.Verdict, n)
+	}
+	return a.Audit.Verdict
+}

@@ -1,0 +1,171 @@
+// Package daemon runs horizon's long-lived process: the embedded engine (or
+// a connection to a remote one), the Temporal worker with horizon's
+// workflows and activities, and the OpenCode server the activities drive.
+// One daemon runs per $HORIZON_HOME, guarded by a file lock; clients start
+// it detached when needed and stop it with SIGTERM.
+package daemon
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Paths are the daemon's files under $HORIZON_HOME.
+type Paths struct{ Home string }
+
+func (p Paths) Lock() string        { return filepath.Join(p.Home, "server.lock") }
+func (p Paths) PID() string         { return filepath.Join(p.Home, "server.pid") }
+func (p Paths) Info() string        { return filepath.Join(p.Home, "server.json") }
+func (p Paths) Logs() string        { return filepath.Join(p.Home, "logs") }
+func (p Paths) LogFile() string     { return filepath.Join(p.Home, "logs", "horizon.log") }
+func (p Paths) Stdout() string      { return filepath.Join(p.Home, "logs", "server.out") }
+func (p Paths) DB() string          { return filepath.Join(p.Home, "temporal.db") }
+func (p Paths) OpenCode() string    { return filepath.Join(p.Home, "opencode") }
+func (p Paths) AgentPIDs() string   { return filepath.Join(p.Home, "agents.pids") }
+func (p Paths) OpenCodeLog() string { return filepath.Join(p.Home, "logs", "opencode.log") }
+
+// AlreadyRunningError says another daemon holds the home.
+type AlreadyRunningError struct {
+	Home string
+	PID  int
+}
+
+func (e *AlreadyRunningError) Error() string {
+	pid := "unknown pid"
+	if e.PID > 0 {
+		pid = "pid " + strconv.Itoa(e.PID)
+	}
+	return fmt.Sprintf("a horizon server is already running for %s (%s); use it, stop it with `horizon stop`, or set HORIZON_HOME to run another", e.Home, pid)
+}
+
+// Lock is the held daemon lock.
+type Lock struct {
+	f     *os.File
+	paths Paths
+}
+
+// Acquire takes the home's lock without waiting and records this process's
+// pid. The kernel drops a flock when its holder dies, so a crashed daemon
+// never leaves a stale lock behind.
+func Acquire(p Paths) (*Lock, error) {
+	if err := os.MkdirAll(p.Home, 0o700); err != nil {
+		return nil, fmt.Errorf("daemon: create home %s: %w", p.Home, err)
+	}
+	f, err := os.OpenFile(p.Lock(), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("daemon: open lock %s: %w", p.Lock(), err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			pid, _ := ReadPID(p)
+			return nil, &AlreadyRunningError{Home: p.Home, PID: pid}
+		}
+		return nil, fmt.Errorf("daemon: lock %s: %w", p.Lock(), err)
+	}
+	if err := os.WriteFile(p.PID(), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("daemon: write %s: %w", p.PID(), err)
+	}
+	return &Lock{f: f, paths: p}, nil
+}
+
+// Release removes the pid and info files and drops the lock.
+func (l *Lock) Release() {
+	_ = os.Remove(l.paths.PID())
+	_ = os.Remove(l.paths.Info())
+	_ = l.f.Close()
+}
+
+// ReadPID reads server.pid (0 when absent).
+func ReadPID(p Paths) (int, error) {
+	b, err := os.ReadFile(p.PID())
+	if err != nil {
+		return 0, err
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0, fmt.Errorf("daemon: %s: %w", p.PID(), err)
+	}
+	return pid, nil
+}
+
+// Running reports whether a daemon holds the home's lock, and its pid.
+func Running(p Paths) (int, bool) {
+	f, err := os.OpenFile(p.Lock(), os.O_RDWR, 0)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		pid, _ := ReadPID(p)
+		return pid, true
+	}
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return 0, false
+}
+
+// Info is what a ready daemon publishes in server.json.
+type Info struct {
+	PID       int       `json:"pid"`
+	Identity  string    `json:"identity"`
+	Frontend  string    `json:"frontend"`
+	UI        string    `json:"ui,omitempty"`
+	Embedded  bool      `json:"embedded"`
+	StartedAt time.Time `json:"started_at"`
+}
+
+// WriteInfo publishes the daemon's addresses.
+func WriteInfo(p Paths, i Info) error {
+	b, err := json.MarshalIndent(i, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := p.Info() + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return fmt.Errorf("daemon: write %s: %w", p.Info(), err)
+	}
+	return os.Rename(tmp, p.Info())
+}
+
+// ReadInfo reads server.json.
+func ReadInfo(p Paths) (Info, error) {
+	var i Info
+	b, err := os.ReadFile(p.Info())
+	if err != nil {
+		return i, err
+	}
+	return i, json.Unmarshal(b, &i)
+}
+
+// Stop asks the daemon to stop (SIGTERM) and waits until its lock is free.
+func Stop(p Paths, timeout time.Duration) (int, error) {
+	pid, running := Running(p)
+	if !running {
+		return 0, ErrNotRunning
+	}
+	if pid <= 0 {
+		return 0, fmt.Errorf("daemon: running but %s is unreadable; stop it by hand", p.PID())
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		return pid, fmt.Errorf("daemon: signal pid %d: %w", pid, err)
+	}
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if _, running := Running(p); !running {
+			return pid, nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return pid, fmt.Errorf("daemon: pid %d did not stop within %s; `kill -9 %d` is safe: runs continue after `horizon resume`", pid, timeout, pid)
+}
+
+// ErrNotRunning says no daemon holds the home.
+var ErrNotRunning = errors.New("no horizon server is running")

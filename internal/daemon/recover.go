@@ -1,0 +1,73 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rs/zerolog"
+	enumspb "go.temporal.io/api/enums/v1"
+	failurepb "go.temporal.io/api/failure/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/horizon/horizon/workflows"
+)
+
+// HandBackOrphanedActivities fails, for an immediate retry, every started
+// activity of a running horizon workflow that a worker other than identity
+// holds. Call it only when this process is provably the sole worker (the
+// embedded engine under the home lock): the previous holder is dead.
+//
+// The failure carries the activity's last heartbeat details, so the retry
+// knows the OpenCode session to continue. Without this the engine would
+// wait out each activity's heartbeat timeout before retrying.
+func HandBackOrphanedActivities(ctx context.Context, c client.Client, namespace, identity string, log zerolog.Logger) (int, error) {
+	handed := 0
+	var token []byte
+	for {
+		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Namespace:     namespace,
+			Query:         fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running'", workflows.RunWorkflowName),
+			NextPageToken: token,
+		})
+		if err != nil {
+			return handed, fmt.Errorf("list running runs: %w", err)
+		}
+		for _, ex := range resp.GetExecutions() {
+			wid, rid := ex.GetExecution().GetWorkflowId(), ex.GetExecution().GetRunId()
+			desc, err := c.DescribeWorkflowExecution(ctx, wid, rid)
+			if err != nil {
+				return handed, fmt.Errorf("describe run %s: %w", wid, err)
+			}
+			for _, pa := range desc.GetPendingActivities() {
+				if pa.GetState() != enumspb.PENDING_ACTIVITY_STATE_STARTED || pa.GetLastWorkerIdentity() == identity {
+					continue
+				}
+				_, err := c.WorkflowService().RespondActivityTaskFailedById(ctx, &workflowservice.RespondActivityTaskFailedByIdRequest{
+					Namespace:  namespace,
+					WorkflowId: wid,
+					RunId:      rid,
+					ActivityId: pa.GetActivityId(),
+					Identity:   identity,
+					Failure: &failurepb.Failure{
+						Message: "the horizon daemon running this activity (" + pa.GetLastWorkerIdentity() + ") stopped; retrying",
+						FailureInfo: &failurepb.Failure_ApplicationFailureInfo{ApplicationFailureInfo: &failurepb.ApplicationFailureInfo{
+							Type: "WorkerLost",
+						}},
+					},
+					LastHeartbeatDetails: pa.GetHeartbeatDetails(),
+				})
+				if err != nil {
+					log.Warn().Err(err).Str("RunID", wid).Str("Activity", pa.GetActivityType().GetName()).Msg("hand back activity")
+					continue
+				}
+				log.Info().Str("RunID", wid).Str("Activity", pa.GetActivityType().GetName()).Str("From", pa.GetLastWorkerIdentity()).Msg("handed back orphaned activity")
+				handed++
+			}
+		}
+		token = resp.GetNextPageToken()
+		if len(token) == 0 {
+			return handed, nil
+		}
+	}
+}

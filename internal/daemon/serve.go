@@ -1,0 +1,218 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/horizon/horizon/activities"
+	"github.com/horizon/horizon/config"
+	"github.com/horizon/horizon/internal/agent"
+	"github.com/horizon/horizon/internal/engine"
+	"github.com/horizon/horizon/internal/tools"
+	"github.com/horizon/horizon/workflows"
+)
+
+// Options configures Serve.
+type Options struct {
+	Config *config.Config
+	Logger zerolog.Logger
+	// Engine runs the embedded engine (horizon server); false only works
+	// against a configured remote address (horizon worker).
+	Engine bool
+	// Ready is called once the worker polls, with the published info.
+	Ready func(Info)
+}
+
+// Serve runs the daemon until ctx ends, then shuts down in order: stop
+// taking work, let in-flight activities hand back, stop OpenCode, stop the
+// engine. Everything a run needs is in the engine's database, so a later
+// Serve continues where this one stopped, however it stopped.
+func Serve(ctx context.Context, o Options) error {
+	cfg, log := o.Config, o.Logger
+	paths := Paths{Home: cfg.Home}
+	lock, err := Acquire(paths)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	identity := fmt.Sprintf("horizon@%s:%d", hostname(), os.Getpid())
+	log = log.With().Str("Identity", identity).Logger()
+
+	// A daemon that died hard may have left OpenCode (and the tools it ran)
+	// behind in a lane: stop them before anything else writes there.
+	if n, err := agent.ReapOrphans(paths.AgentPIDs(), log); err != nil {
+		log.Warn().Err(err).Msg("reap orphaned agent processes")
+	} else if n > 0 {
+		log.Warn().Int("processes", n).Msg("stopped agent processes a previous daemon left behind")
+	}
+
+	var emb *engine.Embedded
+	if o.Engine {
+		if !cfg.Embedded() {
+			return fmt.Errorf("temporal.address is set (%s): use `horizon worker` against a remote engine, or unset it to run the embedded one", cfg.Temporal.Address)
+		}
+		uiPort := 0
+		if cfg.UI.Enabled {
+			uiPort = cfg.UI.Port
+		}
+		started := time.Now()
+		emb, err = engine.StartEmbedded(engine.Options{
+			DBPath: paths.DB(), Port: cfg.Temporal.Port, UIPort: uiPort, Namespace: cfg.Temporal.Namespace,
+			Retention: time.Duration(cfg.Engine.RetentionDays) * 24 * time.Hour, Synchronous: cfg.Engine.SQLiteSynchronous,
+			Logger: log,
+		})
+		if err != nil {
+			return err
+		}
+		defer emb.Stop()
+		log.Info().Str("Frontend", emb.FrontendAddress()).Str("UI", emb.UIURL()).Dur("took", time.Since(started)).Msg("engine started")
+	} else if cfg.Embedded() {
+		return errors.New("no temporal.address configured: `horizon worker` joins a remote engine (set HORIZON_TEMPORAL_ADDRESS); use `horizon server` for the embedded one")
+	}
+
+	c, err := engine.DialWait(ctx, cfg, log, 30*time.Second)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if emb != nil {
+		if err := engine.EnsureRetention(ctx, c, cfg.Temporal.Namespace, time.Duration(cfg.Engine.RetentionDays)*24*time.Hour); err != nil {
+			log.Warn().Err(err).Msg("retention")
+		}
+	}
+
+	sessions := &lazySessions{cfg: cfg, paths: paths, log: log}
+	defer sessions.Close()
+
+	w := worker.New(c, cfg.Temporal.TaskQueue, worker.Options{
+		Identity:          identity,
+		WorkerStopTimeout: 15 * time.Second,
+		// Agent sessions are long and mostly waiting; gates are CPU heavy.
+		// A handful at a time keeps a laptop usable.
+		MaxConcurrentActivityExecutionSize: 8,
+	})
+	w.RegisterWorkflowWithOptions(workflows.RunWorkflow, workflow.RegisterOptions{Name: workflows.RunWorkflowName})
+	w.RegisterActivityWithOptions(&activities.Activities{
+		Home: cfg.Home, Sessions: sessions, GateAllowEnv: cfg.Gate.AllowEnv, Logger: log,
+	}, activity.RegisterOptions{})
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)
+	}
+	defer w.Stop()
+
+	info := Info{PID: os.Getpid(), Identity: identity, Frontend: cfg.FrontendAddress(), Embedded: emb != nil, StartedAt: time.Now()}
+	if emb != nil {
+		info.UI = emb.UIURL()
+	}
+	if err := WriteInfo(paths, info); err != nil {
+		return err
+	}
+	if o.Engine {
+		// Our lock proves no other worker serves this engine: activities a
+		// dead daemon had started will never report, so hand them back now
+		// rather than after their heartbeat timeout.
+		go func() {
+			n, err := HandBackOrphanedActivities(ctx, c, cfg.Temporal.Namespace, identity, log)
+			if err != nil {
+				log.Warn().Err(err).Msg("hand back orphaned activities")
+			} else if n > 0 {
+				log.Info().Int("activities", n).Msg("handed back activities of a previous daemon")
+			}
+		}()
+	}
+	log.Info().Str("TaskQueue", cfg.Temporal.TaskQueue).Msg("worker ready")
+	if o.Ready != nil {
+		o.Ready(info)
+	}
+	<-ctx.Done()
+	log.Info().Msg("shutting down")
+	return nil
+}
+
+func hostname() string {
+	h, err := os.Hostname()
+	if err != nil {
+		return "localhost"
+	}
+	return h
+}
+
+// lazySessions starts OpenCode on first use: the daemon runs (and `horizon
+// status` works) even where OpenCode is missing, and a machine with no runs
+// pays nothing for it.
+type lazySessions struct {
+	cfg   *config.Config
+	paths Paths
+	log   zerolog.Logger
+
+	mu  sync.Mutex
+	srv *agent.Server
+}
+
+var _ activities.Sessions = (*lazySessions)(nil)
+
+func (l *lazySessions) server(ctx context.Context) (*agent.Server, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.srv != nil {
+		return l.srv, nil
+	}
+	bin, err := tools.Find(tools.OpenCode, l.cfg.Agent.OpenCodeBin, "agent.opencode_bin (HORIZON_AGENT_OPENCODE_BIN)")
+	if err != nil {
+		return nil, err
+	}
+	confDir := filepath.Join(l.paths.OpenCode(), "config")
+	if err := agent.WriteAgentFiles(confDir); err != nil {
+		return nil, err
+	}
+	srv, err := agent.StartServer(ctx, agent.ServerOptions{
+		Bin:         bin,
+		ConfigDir:   confDir,
+		DBPath:      filepath.Join(l.paths.OpenCode(), "opencode.db"),
+		ExtraConfig: l.cfg.Agent.OpenCodeConfig,
+		LogPath:     l.paths.OpenCodeLog(),
+		PIDFile:     l.paths.AgentPIDs(),
+		Logger:      l.log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	l.srv = srv
+	return srv, nil
+}
+
+func (l *lazySessions) RunSession(ctx context.Context, req agent.SessionRequest, onProgress func(agent.Progress)) (agent.SessionResult, error) {
+	s, err := l.server(ctx)
+	if err != nil {
+		return agent.SessionResult{}, err
+	}
+	return s.RunSession(ctx, req, onProgress)
+}
+
+func (l *lazySessions) ValidateModel(ctx context.Context, dir, model string) error {
+	s, err := l.server(ctx)
+	if err != nil {
+		return err
+	}
+	return s.ValidateModel(ctx, dir, model)
+}
+
+// Close stops OpenCode if it was started.
+func (l *lazySessions) Close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.srv != nil {
+		l.srv.Close()
+		l.srv = nil
+	}
+}

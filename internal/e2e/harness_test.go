@@ -1,0 +1,242 @@
+// Package e2e runs the horizon binary end to end: the daemon with its
+// embedded Temporal engine, the real opencode binary, real git and the
+// demo's sample repository. The only stand-in is the language model
+// (internal/fakemodel), served from the test process.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/fakemodel"
+)
+
+var (
+	horizonBin  string
+	opencodeBin string
+)
+
+func TestMain(m *testing.M) {
+	if testing.Short() || os.Getenv("HORIZON_E2E") == "0" {
+		fmt.Println("e2e: skipped (-short)")
+		os.Exit(0)
+	}
+	for _, arg := range os.Args {
+		if arg == "-test.short=true" {
+			os.Exit(0)
+		}
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(1)
+	}
+	opencodeBin = os.Getenv("HORIZON_OPENCODE_BIN")
+	if opencodeBin == "" {
+		opencodeBin = filepath.Join(root, "node_modules", ".bin", "opencode")
+	}
+	if _, err := os.Stat(opencodeBin); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: opencode not found at %s: run `npm install` in %s (make setup)\n", opencodeBin, root)
+		os.Exit(1)
+	}
+	dir, err := os.MkdirTemp("", "horizon-e2e-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(1)
+	}
+	horizonBin = filepath.Join(dir, "horizon")
+	build := exec.Command("go", "build", "-o", horizonBin, "./cmd/horizon")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: build horizon: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func moduleRoot() (string, error) {
+	d, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for ; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no go.mod above the test directory")
+		}
+	}
+}
+
+// world is one isolated horizon installation: its own HORIZON_HOME, ports,
+// HOME (so no user config leaks in) and scripted model.
+type world struct {
+	t     *testing.T
+	home  string
+	env   []string
+	model *fakemodel.Server
+}
+
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func newWorld(t *testing.T, script *fakemodel.Script) *world {
+	t.Helper()
+	base := t.TempDir()
+	w := &world{t: t, home: filepath.Join(base, "horizon-home")}
+	w.model = fakemodel.New(script)
+	require.NoError(t, w.model.Start("127.0.0.1:0"))
+	t.Cleanup(func() { w.model.Close() })
+
+	userHome := filepath.Join(base, "user")
+	require.NoError(t, fakemodel.WriteOpenCodeConfig(filepath.Join(userHome, ".config", "opencode", "opencode.json"), w.model.URL()))
+	w.env = append(os.Environ(),
+		"HOME="+userHome,
+		"XDG_CONFIG_HOME="+filepath.Join(userHome, ".config"),
+		"XDG_DATA_HOME="+filepath.Join(userHome, ".local", "share"),
+		"XDG_CACHE_HOME="+filepath.Join(userHome, ".cache"),
+		"XDG_STATE_HOME="+filepath.Join(userHome, ".local", "state"),
+		"HORIZON_HOME="+w.home,
+		"HORIZON_TEMPORAL_PORT="+strconv.Itoa(freePort(t)),
+		"HORIZON_UI_PORT="+strconv.Itoa(freePort(t)),
+		"HORIZON_AGENT_OPENCODE_BIN="+opencodeBin,
+		"HORIZON_AGENT_HEARTBEAT_TIMEOUT=20s",
+		"HORIZON_LOG_LEVEL=debug",
+		"GIT_CONFIG_NOSYSTEM=1",
+	)
+	t.Cleanup(func() {
+		// Stop the daemon the test started, even when the test failed.
+		out, code := w.run(context.Background(), "stop", "--timeout", "30s")
+		if code != 0 {
+			t.Logf("horizon stop: exit %d: %s", code, out)
+		}
+		if t.Failed() {
+			w.dumpLogs()
+		}
+	})
+	return w
+}
+
+func (w *world) dumpLogs() {
+	for _, f := range []string{"logs/server.out", "logs/horizon.log", "logs/opencode.log"} {
+		b, err := os.ReadFile(filepath.Join(w.home, f))
+		if err != nil {
+			continue
+		}
+		if len(b) > 12000 {
+			b = b[len(b)-12000:]
+		}
+		w.t.Logf("--- %s (tail)\n%s", f, b)
+	}
+}
+
+// run runs the horizon binary and returns its combined output and exit code.
+func (w *world) run(ctx context.Context, args ...string) (string, int) {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, horizonBin, args...)
+	cmd.Env = w.env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		ee, ok := err.(*exec.ExitError)
+		require.True(w.t, ok, "run horizon %v: %v\n%s", args, err, out.String())
+		code = ee.ExitCode()
+	}
+	return out.String(), code
+}
+
+// stdout runs horizon and returns stdout only (for --json).
+func (w *world) stdout(args ...string) (string, int) {
+	w.t.Helper()
+	cmd := exec.Command(horizonBin, args...)
+	cmd.Env = w.env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		w.t.Fatalf("run horizon %v: %v", args, err)
+	}
+	if code != 0 {
+		w.t.Logf("horizon %v: exit %d, stderr: %s", args, code, errb.String())
+	}
+	return out.String(), code
+}
+
+func (w *world) status(id string) horizon.RunState {
+	w.t.Helper()
+	out, code := w.stdout("status", id, "--json")
+	require.Equal(w.t, 0, code, out)
+	var s horizon.RunState
+	require.NoError(w.t, json.Unmarshal([]byte(out), &s), out)
+	return s
+}
+
+// waitStatus polls until the run's status satisfies ok.
+func (w *world) waitStatus(id string, timeout time.Duration, ok func(horizon.RunState) bool) horizon.RunState {
+	w.t.Helper()
+	deadline := time.Now().Add(timeout)
+	var last horizon.RunState
+	for time.Now().Before(deadline) {
+		out, code := w.stdout("status", id, "--json")
+		if code == 0 && json.Unmarshal([]byte(out), &last) == nil && ok(last) {
+			return last
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	w.t.Fatalf("run %s: condition not met within %s; last state: %+v", id, timeout, last)
+	return last
+}
+
+func (w *world) daemonPID() int {
+	b, err := os.ReadFile(filepath.Join(w.home, "server.pid"))
+	require.NoError(w.t, err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	require.NoError(w.t, err)
+	return pid
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "git %v: %s", args, out)
+	return strings.TrimSpace(string(out))
+}
+
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	// A zombie has exited; only its parent's wait is missing.
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	return err == nil && !strings.Contains(string(b), ") Z ")
+}

@@ -1,0 +1,341 @@
+// Package engine gives horizon a Temporal engine: either one embedded in the
+// daemon process (a single-node server on a SQLite file plus the Web UI, all
+// on loopback) or a remote cluster reached by address, TLS and API key.
+//
+// The embedded engine is tuned for one machine running long, mostly idle
+// workflows whose activities run back to back: its queue processors poll
+// often (a one-shard server otherwise adds tens of milliseconds to every
+// activity) and SQLite runs in WAL mode. Durability is not traded for that
+// speed; see sqliteAttributes.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+	uiserver "github.com/temporalio/ui-server/v2/server"
+	uiconfig "github.com/temporalio/ui-server/v2/server/config"
+	uioptions "github.com/temporalio/ui-server/v2/server/server_options"
+	"go.temporal.io/server/common/authorization"
+	"go.temporal.io/server/common/cluster"
+	tconfig "go.temporal.io/server/common/config"
+	"go.temporal.io/server/common/dynamicconfig"
+	"go.temporal.io/server/common/membership/static"
+	sqliteplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/sqlite"
+	"go.temporal.io/server/common/primitives"
+	sqliteschema "go.temporal.io/server/schema/sqlite"
+	"go.temporal.io/server/temporal"
+	"google.golang.org/protobuf/types/known/durationpb"
+)
+
+const loopbackIP = "127.0.0.1"
+
+// Options configures the embedded engine.
+type Options struct {
+	// DBPath is the SQLite file; created with its schema on first start.
+	DBPath string
+	// Port is the frontend gRPC port on 127.0.0.1.
+	Port int
+	// UIPort is the Web UI port on 127.0.0.1; 0 disables the UI.
+	UIPort int
+	// Namespace is created if missing, with Retention.
+	Namespace string
+	Retention time.Duration
+	// Synchronous is the SQLite synchronous pragma (FULL or NORMAL).
+	Synchronous string
+	Logger      zerolog.Logger
+
+	// Untuned starts the server with its stock queue pollers and SQLite
+	// journal, for the benchmark that shows what the tuning buys.
+	Untuned bool
+}
+
+// Embedded is a running in-process engine.
+type Embedded struct {
+	server   temporal.Server
+	ui       *uiserver.Server
+	uiDone   chan error
+	opts     Options
+	stopOnce sync.Once
+}
+
+// PortInUseError says a port the engine needs is taken.
+type PortInUseError struct {
+	What string
+	Addr string
+	Err  error
+}
+
+func (e *PortInUseError) Error() string {
+	return fmt.Sprintf("%s address %s is in use (%v); stop what holds it or choose another port (HORIZON_TEMPORAL_PORT, HORIZON_UI_PORT)", e.What, e.Addr, e.Err)
+}
+
+func (e *PortInUseError) Unwrap() error { return e.Err }
+
+// StartEmbedded starts the server and the UI and returns once the frontend
+// accepts connections.
+func StartEmbedded(o Options) (*Embedded, error) {
+	if o.Namespace == "" {
+		o.Namespace = "default"
+	}
+	if o.Retention <= 0 {
+		o.Retention = 30 * 24 * time.Hour
+	}
+	if err := checkFree("engine frontend", o.Port); err != nil {
+		return nil, err
+	}
+	if o.UIPort != 0 {
+		if err := checkFree("Web UI", o.UIPort); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(o.DBPath), 0o700); err != nil {
+		return nil, fmt.Errorf("engine: create %s: %w", filepath.Dir(o.DBPath), err)
+	}
+	sqlConf, err := prepareDB(o)
+	if err != nil {
+		return nil, err
+	}
+	conf, err := serverConfig(o, sqlConf)
+	if err != nil {
+		return nil, err
+	}
+	logger := newServerLogger(o.Logger)
+	authorizer, err := authorization.GetAuthorizerFromConfig(&conf.Global.Authorization)
+	if err != nil {
+		return nil, fmt.Errorf("engine: authorizer: %w", err)
+	}
+	claimMapper, err := authorization.GetClaimMapperFromConfig(&conf.Global.Authorization, logger)
+	if err != nil {
+		return nil, fmt.Errorf("engine: claim mapper: %w", err)
+	}
+	hosts := map[primitives.ServiceName]static.Hosts{}
+	for name, svc := range conf.Services {
+		hosts[primitives.ServiceName(name)] = static.SingleLocalHost(net.JoinHostPort(loopbackIP, strconv.Itoa(svc.RPC.GRPCPort)))
+	}
+	srv, err := temporal.NewServer(
+		temporal.WithConfig(conf),
+		temporal.ForServices(temporal.DefaultServices),
+		temporal.WithStaticHosts(hosts),
+		temporal.WithLogger(logger),
+		temporal.WithAuthorizer(authorizer),
+		temporal.WithClaimMapper(func(*tconfig.Config) authorization.ClaimMapper { return claimMapper }),
+		temporal.WithDynamicConfigClient(dynamicConfig(o.Untuned)),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("engine: build server: %w", err)
+	}
+	if err := srv.Start(); err != nil {
+		return nil, fmt.Errorf("engine: start server: %w", err)
+	}
+	e := &Embedded{server: srv, opts: o}
+	if o.UIPort != 0 {
+		e.ui = uiserver.NewServer(uioptions.WithConfigProvider(&uiconfig.Config{
+			Host:                loopbackIP,
+			Port:                o.UIPort,
+			TemporalGRPCAddress: e.FrontendAddress(),
+			EnableUI:            true,
+			DefaultNamespace:    o.Namespace,
+			CORS:                uiconfig.CORS{CookieInsecure: true},
+			HideLogs:            true,
+			DisableNewsFetch:    true,
+		}))
+		e.uiDone = make(chan error, 1)
+		go func() { e.uiDone <- e.ui.Start() }()
+	}
+	return e, nil
+}
+
+// FrontendAddress is the gRPC address clients dial.
+func (e *Embedded) FrontendAddress() string {
+	return net.JoinHostPort(loopbackIP, strconv.Itoa(e.opts.Port))
+}
+
+// UIURL is the Web UI's base URL, or "" without a UI.
+func (e *Embedded) UIURL() string {
+	if e.ui == nil {
+		return ""
+	}
+	return "http://" + net.JoinHostPort(loopbackIP, strconv.Itoa(e.opts.UIPort))
+}
+
+// Stop stops the UI and the server. Safe to call twice.
+func (e *Embedded) Stop() {
+	e.stopOnce.Do(func() {
+		if e.ui != nil {
+			e.ui.Stop()
+		}
+		if err := e.server.Stop(); err != nil {
+			e.opts.Logger.Warn().Err(err).Msg("engine stop")
+		}
+	})
+}
+
+func checkFree(what string, port int) error {
+	addr := net.JoinHostPort(loopbackIP, strconv.Itoa(port))
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return &PortInUseError{What: what, Addr: addr, Err: err}
+	}
+	return l.Close()
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(loopbackIP, "0"))
+	if err != nil {
+		return 0, fmt.Errorf("engine: find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// sqliteAttributes are the connection attributes of the engine's database.
+//
+// journal_mode=wal: a commit appends to the write-ahead log and is durable
+// once written, so a SIGKILL of the daemon at any instant loses no committed
+// transaction and never leaves a torn database (the next open replays the
+// log). synchronous=FULL additionally fsyncs the log on every commit, so an
+// OS crash or power loss loses nothing either; NORMAL (configurable) fsyncs
+// only at checkpoints: still crash-safe for the process, at risk only on
+// power loss. busy_timeout lets the engine's few connections wait for each
+// other instead of failing with "database is locked".
+func sqliteAttributes(o Options) map[string]string {
+	sync := o.Synchronous
+	if sync == "" {
+		sync = "FULL"
+	}
+	if o.Untuned {
+		return map[string]string{"mode": "rwc"}
+	}
+	return map[string]string{
+		"mode":         "rwc",
+		"journal_mode": "wal",
+		"synchronous":  sync,
+		"busy_timeout": "10000",
+	}
+}
+
+func prepareDB(o Options) (*tconfig.SQL, error) {
+	conf := &tconfig.SQL{
+		PluginName:        sqliteplugin.PluginName,
+		DatabaseName:      o.DBPath,
+		ConnectAttributes: sqliteAttributes(o),
+	}
+	if _, err := os.Stat(o.DBPath); errors.Is(err, os.ErrNotExist) {
+		if err := sqliteschema.SetupSchema(conf); err != nil {
+			_ = os.Remove(o.DBPath)
+			return nil, fmt.Errorf("engine: create schema in %s: %w", o.DBPath, err)
+		}
+	} else if err != nil {
+		return nil, fmt.Errorf("engine: stat %s: %w", o.DBPath, err)
+	}
+	ns, err := sqliteschema.NewNamespaceConfig(clusterName, o.Namespace, false, nil)
+	if err != nil {
+		return nil, fmt.Errorf("engine: namespace %s: %w", o.Namespace, err)
+	}
+	// New namespaces would get 24 h; runs last days and their records must
+	// outlive them. Existing namespaces are raised at runtime (EnsureRetention).
+	ns.Detail.Config.Retention = durationpb.New(o.Retention)
+	if err := sqliteschema.CreateNamespaces(conf, ns); err != nil {
+		return nil, fmt.Errorf("engine: create namespace %s: %w", o.Namespace, err)
+	}
+	return conf, nil
+}
+
+const clusterName = "active"
+
+func serverConfig(o Options, sqlConf *tconfig.SQL) (*tconfig.Config, error) {
+	var conf tconfig.Config
+	conf.Global.Membership.MaxJoinDuration = 30 * time.Second
+	conf.Global.Membership.BroadcastAddress = loopbackIP
+	conf.Persistence.DefaultStore = "sqlite"
+	conf.Persistence.VisibilityStore = "sqlite"
+	conf.Persistence.NumHistoryShards = 1
+	conf.Persistence.DataStores = map[string]tconfig.DataStore{"sqlite": {SQL: sqlConf}}
+
+	httpPort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	frontend := net.JoinHostPort(loopbackIP, strconv.Itoa(o.Port))
+	conf.ClusterMetadata = &cluster.Config{
+		EnableGlobalNamespace:    false,
+		FailoverVersionIncrement: 10,
+		MasterClusterName:        clusterName,
+		CurrentClusterName:       clusterName,
+		ClusterInformation: map[string]cluster.ClusterInformation{
+			clusterName: {
+				Enabled:                true,
+				InitialFailoverVersion: 1,
+				RPCAddress:             frontend,
+				HTTPAddress:            net.JoinHostPort(loopbackIP, strconv.Itoa(httpPort)),
+				ClusterID:              "horizon",
+			},
+		},
+	}
+	conf.DCRedirectionPolicy.Policy = "noop"
+	conf.Services = map[string]tconfig.Service{}
+	for _, name := range []string{"frontend", "history", "matching", "worker"} {
+		var svc tconfig.Service
+		svc.RPC.BindOnIP = loopbackIP
+		if name == "frontend" {
+			svc.RPC.GRPCPort = o.Port
+			svc.RPC.HTTPPort = httpPort
+		} else {
+			// Internal services only talk to each other; any free port will do.
+			p, err := freePort()
+			if err != nil {
+				return nil, err
+			}
+			svc.RPC.GRPCPort = p
+		}
+		conf.Services[name] = svc
+	}
+	conf.Archival.History.State = "disabled"
+	conf.Archival.Visibility.State = "disabled"
+	conf.NamespaceDefaults.Archival.History.State = "disabled"
+	conf.NamespaceDefaults.Archival.Visibility.State = "disabled"
+	conf.PublicClient.HostPort = frontend
+	return &conf, nil
+}
+
+// dynamicConfig tunes a one-shard server for latency. The defaults cap the
+// history queue processors at 20 polls a second, which alone adds ~45 ms to
+// every activity dispatch; 2000 removes that floor at negligible idle cost.
+func dynamicConfig(untuned bool) dynamicconfig.StaticClient {
+	if untuned {
+		return dynamicconfig.StaticClient{}
+	}
+	return dynamicconfig.StaticClient{
+		dynamicconfig.TransferProcessorMaxPollRPS.Key():   2000,
+		dynamicconfig.TimerProcessorMaxPollRPS.Key():      2000,
+		dynamicconfig.VisibilityProcessorMaxPollRPS.Key(): 2000,
+		dynamicconfig.OutboundProcessorMaxPollRPS.Key():   2000,
+		dynamicconfig.HistoryCacheHostLevelMaxSize.Key():  8192,
+		// The Web UI and `horizon list` read visibility; the default is tight.
+		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 100,
+	}
+}
+
+// WaitReady polls until the engine answers or ctx ends.
+func WaitReady(ctx context.Context, dial func(context.Context) error) error {
+	var last error
+	for {
+		if last = dial(ctx); last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("engine did not answer: %w (last error: %v)", ctx.Err(), last)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,472 @@
+package fakemodel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+)
+
+// DefaultModel is the model id WriteOpenCodeConfig configures when given
+// none, and the one GET /v1/models lists before any request names another.
+const DefaultModel = "fake-coder"
+
+// maxBody caps a request body; OpenCode's first request is about 30 KB.
+const maxBody = 64 << 20
+
+// Request is what the server recorded about one chat-completions request.
+type Request struct {
+	Rule     string // matched rule; "" when the fallback answered
+	Step     int
+	Model    string
+	Stream   bool
+	At       time.Time
+	LastUser string
+	Held     bool // the reply had a Hold
+	Title    bool // an OpenCode title request (see TitleMarker)
+	Workdir  string
+}
+
+// Server serves a Script. It is safe for concurrent requests.
+type Server struct {
+	rules    []Rule
+	fallback Reply
+	seq      atomic.Uint64
+	inFlight atomic.Int64
+
+	mu      sync.Mutex
+	served  map[string]int // step-0 requests served per rule
+	reqs    []Request
+	changed chan struct{} // closed and replaced on every new request
+	holds   map[string]chan struct{}
+	models  []string
+	closed  chan struct{}
+	http    *http.Server
+	url     string
+}
+
+// New returns a server for s (nil: an empty script, everything gets the
+// fallback). The script is copied; it is not validated again.
+func New(s *Script) *Server {
+	if s == nil {
+		s = &Script{}
+	}
+	srv := &Server{
+		rules:    append([]Rule(nil), s.Rules...),
+		fallback: Reply{Text: "ok"},
+		served:   map[string]int{},
+		changed:  make(chan struct{}),
+		holds:    map[string]chan struct{}{},
+		closed:   make(chan struct{}),
+	}
+	if s.Fallback != nil {
+		srv.fallback = *s.Fallback
+	}
+	for _, m := range s.Models {
+		srv.noteModel(m)
+	}
+	return srv
+}
+
+// Start listens on addr (e.g. "127.0.0.1:0") and serves in the background.
+func (s *Server) Start(addr string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.http != nil {
+		return errors.New("fakemodel: server already started")
+	}
+	select {
+	case <-s.closed:
+		return errors.New("fakemodel: server closed")
+	default:
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("fakemodel: listen on %s: %w", addr, err)
+	}
+	tcp := ln.Addr().(*net.TCPAddr)
+	host := tcp.IP.String()
+	if tcp.IP.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	s.url = "http://" + net.JoinHostPort(host, fmt.Sprint(tcp.Port)) + "/v1"
+	s.http = &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          log.New(io.Discard, "", 0),
+	}
+	go s.http.Serve(ln) //nolint:errcheck // returns ErrServerClosed on Close
+	return nil
+}
+
+// URL is the base URL to configure as the provider's baseURL,
+// "http://127.0.0.1:PORT/v1"; "" before Start.
+func (s *Server) URL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.url
+}
+
+// Close stops the server, ending held and delayed replies.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	select {
+	case <-s.closed:
+	default:
+		close(s.closed)
+	}
+	h := s.http
+	s.mu.Unlock()
+	if h == nil {
+		return nil
+	}
+	return h.Close()
+}
+
+// Release lets every reply held on hold proceed, now and later: releasing
+// before the request arrives means it is not held at all.
+func (s *Server) Release(hold string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch := s.holdLocked(hold)
+	select {
+	case <-ch:
+	default:
+		close(ch)
+	}
+}
+
+func (s *Server) holdLocked(hold string) chan struct{} {
+	ch, ok := s.holds[hold]
+	if !ok {
+		ch = make(chan struct{})
+		s.holds[hold] = ch
+	}
+	return ch
+}
+
+// Requests returns a copy of the recorded requests, in arrival order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqs...)
+}
+
+// WaitForRequest blocks until a request matching pred (nil: any) has been
+// received, earlier ones included, and returns the first such request.
+func (s *Server) WaitForRequest(ctx context.Context, pred func(Request) bool) (Request, error) {
+	next := 0
+	for {
+		s.mu.Lock()
+		for ; next < len(s.reqs); next++ {
+			if pred == nil || pred(s.reqs[next]) {
+				r := s.reqs[next]
+				s.mu.Unlock()
+				return r, nil
+			}
+		}
+		changed := s.changed
+		s.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return Request{}, fmt.Errorf("fakemodel: wait for request: %w", ctx.Err())
+		}
+	}
+}
+
+// ServeHTTP serves POST /v1/chat/completions and GET /v1/models (also
+// without the /v1 prefix), so the server can be mounted in-process.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	path = strings.TrimPrefix(path, "/v1")
+	switch path {
+	case "/chat/completions":
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			writeError(w, http.StatusMethodNotAllowed, "use POST")
+			return
+		}
+		s.chat(w, r)
+	case "/models":
+		if r.Method != http.MethodGet {
+			w.Header().Set("Allow", http.MethodGet)
+			writeError(w, http.StatusMethodNotAllowed, "use GET")
+			return
+		}
+		s.listModels(w)
+	default:
+		writeError(w, http.StatusNotFound, "no route for "+r.URL.Path)
+	}
+}
+
+// InFlight is the number of chat requests being answered right now (held,
+// delayed or streaming), so a test can see a cancelled agent let go of its
+// model request.
+func (s *Server) InFlight() int {
+	return int(s.inFlight.Load())
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	s.inFlight.Add(1)
+	defer s.inFlight.Add(-1)
+	var req chatRequest
+	if err := json.NewDecoder(io.LimitReader(r.Body, maxBody)).Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid chat completions request: "+err.Error())
+		return
+	}
+	conv := readConversation(req.Messages)
+	reply, hold := s.record(req, conv)
+
+	ctx := r.Context()
+	if hold != nil {
+		select {
+		case <-hold:
+		case <-ctx.Done():
+			return
+		case <-s.closed:
+			return
+		}
+	}
+	if reply.DelayMs > 0 {
+		t := time.NewTimer(time.Duration(reply.DelayMs) * time.Millisecond)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return
+		case <-s.closed:
+			return
+		}
+	}
+
+	out := s.render(reply, conv)
+	if req.Stream {
+		includeUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
+		writeStream(w, req.Model, out, includeUsage)
+		return
+	}
+	writeCompletion(w, req.Model, out)
+}
+
+// record picks the reply, counts a conversation against the rule's Times and
+// records the request, all under one lock so concurrent requests cannot
+// overdraw a rule. It returns the hold channel to wait on, if any.
+func (s *Server) record(req chatRequest, conv conversation) (Reply, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	reply, name := s.fallback, ""
+	for i := range s.rules {
+		rule := &s.rules[i]
+		if conv.step == 0 && rule.Times > 0 && s.served[rule.Name] >= rule.Times {
+			continue
+		}
+		if !rule.matches(conv) {
+			continue
+		}
+		if conv.step == 0 {
+			s.served[rule.Name]++
+		}
+		reply, name = rule.reply(conv.step), rule.Name
+		break
+	}
+	s.noteModel(req.Model)
+	s.reqs = append(s.reqs, Request{
+		Rule:     name,
+		Step:     conv.step,
+		Model:    req.Model,
+		Stream:   req.Stream,
+		At:       time.Now(),
+		LastUser: conv.lastUser,
+		Held:     reply.Hold != "",
+		Title:    conv.title,
+		Workdir:  conv.workdir,
+	})
+	close(s.changed)
+	s.changed = make(chan struct{})
+	var hold <-chan struct{}
+	if reply.Hold != "" {
+		hold = s.holdLocked(reply.Hold)
+	}
+	return reply, hold
+}
+
+// noteModel adds a model id to the /v1/models list; callers hold s.mu (or
+// own s exclusively).
+func (s *Server) noteModel(id string) {
+	if id == "" {
+		return
+	}
+	for _, m := range s.models {
+		if m == id {
+			return
+		}
+	}
+	s.models = append(s.models, id)
+}
+
+func (s *Server) listModels(w http.ResponseWriter) {
+	s.mu.Lock()
+	ids := append([]string(nil), s.models...)
+	s.mu.Unlock()
+	if len(ids) == 0 {
+		ids = []string{DefaultModel}
+	}
+	list := modelList{Object: "list", Data: make([]modelInfo, len(ids))}
+	for i, id := range ids {
+		list.Data[i] = modelInfo{ID: id, Object: "model", OwnedBy: "fakemodel"}
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+// rendered is a reply ready to send: templates expanded, ids assigned.
+type rendered struct {
+	id        string
+	text      string
+	toolCalls []wireToolCall
+	usage     wireUsage
+}
+
+func (s *Server) render(reply Reply, conv conversation) rendered {
+	n := s.seq.Add(1)
+	workdir := conv.workdir
+	if workdir == "" {
+		workdir = "."
+	}
+	out := rendered{
+		id:   fmt.Sprintf("chatcmpl-fake-%d", n),
+		text: expand(reply.Text, workdir).(string),
+	}
+	completion := len(out.text)
+	for i, tc := range reply.ToolCalls {
+		args := map[string]any{}
+		if tc.Args != nil {
+			args = expand(tc.Args, workdir).(map[string]any)
+		}
+		raw, err := json.Marshal(args)
+		if err != nil { // only from Args built in Go with unmarshalable values
+			raw = []byte("{}")
+		}
+		out.toolCalls = append(out.toolCalls, wireToolCall{
+			ID:       fmt.Sprintf("call_fake_%d_%d", n, i),
+			Type:     "function",
+			Function: wireFunction{Name: tc.Name, Arguments: string(raw)},
+		})
+		completion += len(tc.Name) + len(raw)
+	}
+	if reply.Usage != nil {
+		out.usage = wireUsage{PromptTokens: reply.Usage.PromptTokens, CompletionTokens: reply.Usage.CompletionTokens}
+	} else {
+		// About four bytes a token, like the usual rule of thumb.
+		out.usage = wireUsage{PromptTokens: conv.size/4 + 1, CompletionTokens: completion/4 + 1}
+	}
+	out.usage.TotalTokens = out.usage.PromptTokens + out.usage.CompletionTokens
+	return out
+}
+
+func (r rendered) finishReason() string {
+	if len(r.toolCalls) > 0 {
+		return "tool_calls"
+	}
+	return "stop"
+}
+
+// textPiece is how much text one SSE chunk carries, so clients see a real
+// stream of deltas.
+const textPiece = 48
+
+// writeStream sends the reply as OpenAI server-sent events: a role chunk,
+// text deltas, per tool call a chunk with its id and name and one with its
+// arguments, a finish chunk carrying usage, an extra usage-only chunk when
+// the client asked for include_usage, and [DONE].
+func writeStream(w http.ResponseWriter, model string, out rendered, includeUsage bool) {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	created := time.Now().Unix()
+	send := func(choices []chunkChoice, usage *wireUsage) bool {
+		if choices == nil {
+			choices = []chunkChoice{}
+		}
+		data, _ := json.Marshal(chunk{ID: out.id, Object: "chat.completion.chunk", Created: created, Model: model, Choices: choices, Usage: usage})
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", data); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+	one := func(d delta) []chunkChoice { return []chunkChoice{{Delta: d}} }
+
+	empty := ""
+	if !send(one(delta{Role: "assistant", Content: &empty}), nil) {
+		return
+	}
+	for text := out.text; text != ""; {
+		n := min(textPiece, len(text))
+		for n < len(text) && !utf8.RuneStart(text[n]) {
+			n++
+		}
+		piece := text[:n]
+		text = text[n:]
+		if !send(one(delta{Content: &piece}), nil) {
+			return
+		}
+	}
+	for i, tc := range out.toolCalls {
+		head := toolCallDelta{Index: i, ID: tc.ID, Type: "function", Function: functionDelta{Name: tc.Function.Name}}
+		if !send(one(delta{ToolCalls: []toolCallDelta{head}}), nil) {
+			return
+		}
+		args := toolCallDelta{Index: i, Function: functionDelta{Arguments: tc.Function.Arguments}}
+		if !send(one(delta{ToolCalls: []toolCallDelta{args}}), nil) {
+			return
+		}
+	}
+	reason := out.finishReason()
+	usage := out.usage
+	if !send([]chunkChoice{{Delta: delta{}, FinishReason: &reason}}, &usage) {
+		return
+	}
+	if includeUsage && !send(nil, &usage) {
+		return
+	}
+	if _, err := io.WriteString(w, "data: [DONE]\n\n"); err == nil {
+		_ = rc.Flush()
+	}
+}
+
+func writeCompletion(w http.ResponseWriter, model string, out rendered) {
+	msg := completionMessage{Role: "assistant", ToolCalls: out.toolCalls}
+	if out.text != "" || len(out.toolCalls) == 0 {
+		text := out.text
+		msg.Content = &text
+	}
+	writeJSON(w, http.StatusOK, completion{
+		ID:      out.id,
+		Object:  "chat.completion",
+		Created: time.Now().Unix(),
+		Model:   model,
+		Choices: []completionChoice{{Message: msg, FinishReason: out.finishReason()}},
+		Usage:   out.usage,
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, apiError{Error: apiErrorBody{Message: msg, Type: "invalid_request_error"}})
+}

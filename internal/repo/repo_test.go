@@ -1,0 +1,73 @@
+package repo
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func gitInit(t *testing.T, dir string, commit bool) {
+	t.Helper()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "user.email", "t@example.com"}, {"config", "user.name", "t"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+	}
+	if commit {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644))
+		for _, args := range [][]string{{"add", "."}, {"commit", "-qm", "first"}} {
+			cmd := exec.Command("git", args...)
+			cmd.Dir = dir
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, string(out))
+		}
+	}
+}
+
+func TestInspect(t *testing.T) {
+	t.Run("not git", func(t *testing.T) {
+		_, err := Inspect(t.TempDir())
+		require.ErrorIs(t, err, ErrNotGit)
+		require.Contains(t, err.Error(), "git init")
+	})
+	t.Run("missing dir", func(t *testing.T) {
+		_, err := Inspect(filepath.Join(t.TempDir(), "nope"))
+		require.ErrorIs(t, err, ErrNotGit)
+	})
+	t.Run("no commits", func(t *testing.T) {
+		d := t.TempDir()
+		gitInit(t, d, false)
+		_, err := Inspect(d)
+		require.ErrorIs(t, err, ErrNoCommits)
+	})
+	t.Run("clean, from a subdirectory", func(t *testing.T) {
+		d := t.TempDir()
+		gitInit(t, d, true)
+		sub := filepath.Join(d, "sub")
+		require.NoError(t, os.Mkdir(sub, 0o755))
+		info, err := Inspect(sub)
+		require.NoError(t, err)
+		real, _ := filepath.EvalSymlinks(d)
+		require.Equal(t, real, info.Root)
+		require.Equal(t, "main", info.Ref)
+		require.Len(t, info.Head, 40)
+		require.NoError(t, info.CheckClean())
+	})
+	t.Run("dirty", func(t *testing.T) {
+		d := t.TempDir()
+		gitInit(t, d, true)
+		require.NoError(t, os.WriteFile(filepath.Join(d, "a.txt"), []byte("changed\n"), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "new.txt"), []byte("x\n"), 0o644))
+		info, err := Inspect(d)
+		require.NoError(t, err)
+		var de *DirtyError
+		require.True(t, errors.As(info.CheckClean(), &de))
+		require.ElementsMatch(t, []string{"a.txt", "new.txt"}, de.Files)
+		require.Contains(t, de.Error(), "--allow-dirty")
+	})
+}

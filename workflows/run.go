@@ -1,0 +1,328 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/horizon/horizon/activities"
+	"github.com/horizon/horizon/horizon"
+)
+
+// RunInput starts a run. Limits are captured here, at start, so that a
+// configuration change on the daemon does not alter a run in flight.
+type RunInput struct {
+	RunID       string
+	Goal        string
+	Repo        string
+	BaseRef     string
+	BaseCommit  string
+	Model       string
+	MaxAttempts int
+	Limits      Limits
+}
+
+// Limits bound the run's activities.
+type Limits struct {
+	SessionTimeout   time.Duration
+	HeartbeatTimeout time.Duration
+	GateTimeout      time.Duration
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.SessionTimeout <= 0 {
+		l.SessionTimeout = 45 * time.Minute
+	}
+	if l.HeartbeatTimeout <= 0 {
+		l.HeartbeatTimeout = 30 * time.Second
+	}
+	if l.GateTimeout <= 0 {
+		l.GateTimeout = 10 * time.Minute
+	}
+	return l
+}
+
+// Activity options, stated once. Agent sessions heartbeat their session ID:
+// after a crash the retry continues that session. Bad input is never
+// retried. Gate runs retry only on infrastructure errors (a red gate is a
+// result, not an error).
+func sessionOptions(l Limits, summary string) workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		StartToCloseTimeout: l.SessionTimeout,
+		HeartbeatTimeout:    l.HeartbeatTimeout,
+		WaitForCancellation: true, // let the activity abort the OpenCode session
+		Summary:             summary,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:        time.Second,
+			BackoffCoefficient:     2,
+			MaximumInterval:        time.Minute,
+			MaximumAttempts:        5,
+			NonRetryableErrorTypes: []string{activities.ErrTypeBadInput, activities.ErrTypeUnknownModel},
+		},
+	}
+}
+
+func gateOptions(l Limits, summary string) workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		StartToCloseTimeout: l.GateTimeout + time.Minute,
+		HeartbeatTimeout:    l.HeartbeatTimeout,
+		WaitForCancellation: true, // the gate's process group is killed before the run ends
+		Summary:             summary,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:        time.Second,
+			BackoffCoefficient:     2,
+			MaximumAttempts:        3,
+			NonRetryableErrorTypes: []string{activities.ErrTypeBadInput},
+		},
+	}
+}
+
+func gitOptions(summary string) workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		StartToCloseTimeout: 5 * time.Minute,
+		Summary:             summary,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:        time.Second,
+			BackoffCoefficient:     2,
+			MaximumInterval:        30 * time.Second,
+			MaximumAttempts:        5,
+			NonRetryableErrorTypes: []string{activities.ErrTypeBadInput, activities.ErrTypeUnknownModel, activities.ErrTypeNoChanges},
+		},
+	}
+}
+
+// RunWorkflow drives one goal as a single feature through the verified-change
+// loop: lane → worker → gate → auditor → commit, with each failed attempt's
+// evidence handed to the next, up to MaxAttempts.
+func RunWorkflow(ctx workflow.Context, in RunInput) (*horizon.RunState, error) {
+	r := &run{in: in, limits: in.Limits.withDefaults()}
+	r.state = horizon.RunState{
+		RunID: in.RunID, Goal: in.Goal, Repo: in.Repo, BaseRef: in.BaseRef, BaseCommit: in.BaseCommit,
+		Branch: horizon.IntegrationBranch(in.RunID), Feature: DefaultFeature, Model: in.Model,
+		MaxAttempts: in.MaxAttempts, Status: horizon.StatusRunning, Phase: horizon.PhasePreflight,
+		StartedAt: workflow.Now(ctx), UpdatedAt: workflow.Now(ctx), Attempts: []horizon.Attempt{},
+	}
+	if r.state.MaxAttempts < 1 {
+		r.state.MaxAttempts = 1
+	}
+	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (*horizon.RunState, error) { return &r.state, nil }); err != nil {
+		return nil, fmt.Errorf("register status query: %w", err)
+	}
+	r.publish(ctx)
+	return r.loop(ctx)
+}
+
+type run struct {
+	in     RunInput
+	limits Limits
+	state  horizon.RunState
+}
+
+var a *activities.Activities
+
+func (r *run) loop(ctx workflow.Context) (*horizon.RunState, error) {
+	st := &r.state
+	if err := r.exec(ctx, gitOptions("preflight: repo, gate, model"), a.Preflight, activities.PreflightInput{
+		RunID: r.in.RunID, Repo: r.in.Repo, BaseCommit: r.in.BaseCommit, Model: r.in.Model,
+	}, nil); err != nil {
+		return r.fail(ctx, err)
+	}
+
+	r.phase(ctx, horizon.PhaseLane)
+	var lane activities.Lane
+	if err := r.exec(ctx, gitOptions("lane "+DefaultFeature), a.PrepareLane, activities.LaneInput{
+		RunID: r.in.RunID, Feature: DefaultFeature, Repo: r.in.Repo, BaseCommit: r.in.BaseCommit,
+	}, &lane); err != nil {
+		return r.fail(ctx, err)
+	}
+	st.Lane, st.LaneBranch = lane.Path, lane.Branch
+
+	for n := 1; n <= st.MaxAttempts; n++ {
+		var prev *horizon.Attempt
+		if c := st.Current(); c != nil {
+			p := *c
+			prev = &p
+		}
+		st.Attempts = append(st.Attempts, horizon.Attempt{N: n, Model: r.in.Model, Outcome: horizon.OutcomeRunning, StartedAt: workflow.Now(ctx)})
+		done, err := r.attempt(ctx, n, lane, prev)
+		cur := st.Current()
+		cur.EndedAt = workflow.Now(ctx)
+		st.Recount()
+		if err != nil {
+			return r.fail(ctx, err)
+		}
+		if done {
+			return r.finish(ctx)
+		}
+		r.publish(ctx)
+	}
+	st.End(horizon.StatusFailed, horizon.ReasonMaxAttempts, fmt.Sprintf("no accepted change after %d attempts", st.MaxAttempts), workflow.Now(ctx))
+	r.publish(ctx)
+	return nil, temporal.NewNonRetryableApplicationError(st.Reason, FailureRunFailed, nil, *st)
+}
+
+// attempt runs worker → gate → auditor (→ commit). It returns done=true once
+// the change is committed, or once the run must stop (blocked).
+func (r *run) attempt(ctx workflow.Context, n int, lane activities.Lane, prev *horizon.Attempt) (bool, error) {
+	st := &r.state
+	cur := func() *horizon.Attempt { return st.Current() }
+
+	r.phase(ctx, horizon.PhaseWorking)
+	var work activities.SessionOutput
+	err := r.exec(ctx, sessionOptions(r.limits, fmt.Sprintf("worker · %s · attempt %d", DefaultFeature, n)), a.AgentSession, activities.SessionInput{
+		RunID: r.in.RunID, Feature: DefaultFeature, Attempt: n, Role: "worker", Lane: lane.Path, BaseCommit: r.in.BaseCommit,
+		Model: r.in.Model, Prompt: horizon.WorkerBrief(r.in.Goal, n, st.MaxAttempts, prev),
+	}, &work)
+	if err != nil {
+		return false, err
+	}
+	c := cur()
+	c.WorkerSession, c.Resumed, c.Usage, c.Report, c.ProtocolError = work.SessionID, work.Resumed, work.Usage, work.Report, work.ProtocolError
+	if work.ProtocolError != "" {
+		c.Outcome = horizon.OutcomeProtocolError
+		return false, nil
+	}
+	if work.Report != nil && work.Report.Status == "blocked" && work.Report.Blocker != nil {
+		c.Outcome = horizon.OutcomeBlocked
+		st.Blocker = work.Report.Blocker
+		st.End(horizon.StatusBlocked, horizon.ReasonBlocked, fmt.Sprintf("blocked (%s): %s", work.Report.Blocker.Type, work.Report.Blocker.Evidence), workflow.Now(ctx))
+		r.publish(ctx)
+		return true, temporal.NewNonRetryableApplicationError(st.Reason, FailureRunBlocked, nil, *st)
+	}
+
+	r.phase(ctx, horizon.PhaseGate)
+	var gateRun horizon.GateRun
+	if err := r.exec(ctx, gateOptions(r.limits, fmt.Sprintf("gate · %s · attempt %d", DefaultFeature, n)), a.RunGate, activities.GateInput{
+		RunID: r.in.RunID, Attempt: n, Repo: r.in.Repo, Lane: lane.Path, BaseCommit: r.in.BaseCommit, Timeout: r.limits.GateTimeout,
+	}, &gateRun); err != nil {
+		return false, err
+	}
+	c = cur()
+	c.Gate = &gateRun
+	if !gateRun.Passed() {
+		c.Outcome = horizon.OutcomeGateFailed
+		return false, nil
+	}
+
+	r.phase(ctx, horizon.PhaseAudit)
+	var audit activities.SessionOutput
+	if err := r.exec(ctx, sessionOptions(r.limits, fmt.Sprintf("auditor · %s · attempt %d", DefaultFeature, n)), a.AgentSession, activities.SessionInput{
+		RunID: r.in.RunID, Feature: DefaultFeature, Attempt: n, Role: "auditor", Lane: lane.Path, BaseCommit: r.in.BaseCommit,
+		Model: r.in.Model, Prompt: horizon.AuditBrief(r.in.Goal, n, &gateRun, horizon.DiffPlaceholder),
+	}, &audit); err != nil {
+		return false, err
+	}
+	c = cur()
+	c.AuditorSession = audit.SessionID
+	c.Usage = c.Usage.Add(audit.Usage)
+	c.Audit = audit.Audit
+	if audit.ProtocolError != "" {
+		// An auditor that does not deliver a verdict has not accepted.
+		c.Audit = &horizon.Audit{Verdict: "reject", Findings: []horizon.Finding{{Severity: "concern", Note: "the auditor gave no valid verdict: " + audit.ProtocolError}}}
+	}
+	if !c.Audit.Accepted() {
+		c.Outcome = horizon.OutcomeRejected
+		return false, nil
+	}
+
+	r.phase(ctx, horizon.PhaseCommit)
+	var commit activities.CommitOutput
+	if err := r.exec(ctx, gitOptions("commit "+DefaultFeature+" onto "+st.Branch), a.CommitFeature, activities.CommitInput{
+		RunID: r.in.RunID, Feature: DefaultFeature, Attempt: n, Repo: r.in.Repo, Lane: lane.Path, BaseCommit: r.in.BaseCommit,
+		Message: commitMessage(r.in.Goal),
+	}, &commit); err != nil {
+		return false, err
+	}
+	c = cur()
+	c.Outcome = horizon.OutcomeAccepted
+	st.Commit = commit.Commit
+	return true, nil
+}
+
+func (r *run) exec(ctx workflow.Context, opts workflow.ActivityOptions, fn, in, out any) error {
+	actx := workflow.WithActivityOptions(ctx, opts)
+	f := workflow.ExecuteActivity(actx, fn, in)
+	if out == nil {
+		return f.Get(actx, nil)
+	}
+	return f.Get(actx, out)
+}
+
+func (r *run) phase(ctx workflow.Context, p horizon.Phase) {
+	r.state.Phase = p
+	r.publish(ctx)
+}
+
+// publish refreshes the run's Markdown in the Temporal UI.
+func (r *run) publish(ctx workflow.Context) {
+	r.state.UpdatedAt = workflow.Now(ctx)
+	workflow.SetCurrentDetails(ctx, r.state.Markdown())
+}
+
+func (r *run) finish(ctx workflow.Context) (*horizon.RunState, error) {
+	st := &r.state
+	if st.Status == horizon.StatusBlocked {
+		return nil, temporal.NewNonRetryableApplicationError(st.Reason, FailureRunBlocked, nil, *st)
+	}
+	st.End(horizon.StatusCompleted, "", "", workflow.Now(ctx))
+	r.publish(ctx)
+	return st, nil
+}
+
+// fail ends the run after an activity error: cancellation, bad input or an
+// error that outlived its retries.
+func (r *run) fail(ctx workflow.Context, err error) (*horizon.RunState, error) {
+	st := &r.state
+	if c := st.Current(); c != nil && c.Outcome == horizon.OutcomeRunning {
+		c.Outcome = ""
+	}
+	var blocked *temporal.ApplicationError
+	if errors.As(err, &blocked) && blocked.Type() == FailureRunBlocked {
+		return nil, err
+	}
+	var canceled *temporal.CanceledError
+	if errors.As(err, &canceled) || temporal.IsCanceledError(err) || ctx.Err() != nil {
+		st.End(horizon.StatusCancelled, horizon.ReasonCancelled, "cancelled", workflow.Now(ctx))
+		dctx, _ := workflow.NewDisconnectedContext(ctx)
+		r.publish(dctx)
+		return nil, temporal.NewCanceledError(*st)
+	}
+	var app *temporal.ApplicationError
+	kind, typ := horizon.ReasonError, FailureRunFailed
+	if errors.As(err, &app) && (app.Type() == activities.ErrTypeBadInput || app.Type() == activities.ErrTypeUnknownModel) {
+		kind, typ = horizon.ReasonBadInput, FailureBadInput
+	}
+	st.End(horizon.StatusFailed, kind, rootMessage(err), workflow.Now(ctx))
+	r.publish(ctx)
+	return nil, temporal.NewNonRetryableApplicationError(st.Reason, typ, nil, *st)
+}
+
+// rootMessage digs the activity's own message out of Temporal's wrapping.
+func rootMessage(err error) string {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return app.Error()
+	}
+	var to *temporal.TimeoutError
+	if errors.As(err, &to) {
+		return "timed out: " + to.Error()
+	}
+	return err.Error()
+}
+
+func commitMessage(goal string) string {
+	line := goal
+	for i, ch := range goal {
+		if ch == '\n' {
+			line = goal[:i]
+			break
+		}
+	}
+	if len(line) > 72 {
+		line = line[:69] + "..."
+	}
+	return line + "\n\n" + goal
+}

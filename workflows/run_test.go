@@ -1,0 +1,229 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/horizon/horizon/activities"
+	"github.com/horizon/horizon/horizon"
+)
+
+func input() RunInput {
+	return RunInput{RunID: "run-1", Goal: "Make add.sh add", Repo: "/repo", BaseRef: "main", BaseCommit: "abc123", Model: "fake/m", MaxAttempts: 3}
+}
+
+type env struct {
+	*testsuite.TestWorkflowEnvironment
+	briefs []string
+}
+
+func newEnv(t *testing.T) *env {
+	var s testsuite.WorkflowTestSuite
+	e := &env{TestWorkflowEnvironment: s.NewTestWorkflowEnvironment()}
+	e.RegisterWorkflow(RunWorkflow)
+	e.RegisterActivity(&activities.Activities{})
+	e.OnActivity(a.Preflight, mock.Anything, mock.Anything).Return(activities.PreflightOutput{Gate: ".horizon/verify.sh"}, nil).Maybe()
+	e.OnActivity(a.PrepareLane, mock.Anything, mock.Anything).Return(activities.Lane{Path: "/lanes/run-1/f1", Branch: "horizon-lanes/run-1/f1"}, nil).Maybe()
+	return e
+}
+
+// sessions scripts the worker and auditor: one SessionOutput per call, in order.
+func (e *env) sessions(worker []activities.SessionOutput, auditor []activities.SessionOutput) {
+	w, au := 0, 0
+	e.OnActivity(a.AgentSession, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.SessionInput) (activities.SessionOutput, error) {
+			if in.Role == "auditor" {
+				au++
+				return auditor[au-1], nil
+			}
+			e.briefs = append(e.briefs, in.Prompt)
+			w++
+			return worker[w-1], nil
+		})
+}
+
+func (e *env) gates(verdicts ...string) {
+	i := 0
+	e.OnActivity(a.RunGate, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, _ activities.GateInput) (horizon.GateRun, error) {
+			v := verdicts[i]
+			i++
+			code := 0
+			if v != "pass" {
+				code = 1
+			}
+			return horizon.GateRun{Verdict: v, ExitCode: code, Command: ".horizon/verify.sh", Tail: "FAIL add 2 3: want 5, got -1"}, nil
+		})
+}
+
+var (
+	satisfied = activities.SessionOutput{SessionID: "ses_w", Report: &horizon.Report{Status: "satisfied", Summary: "fixed"}, Usage: horizon.Usage{Input: 100, Output: 10, Cost: 0.01}}
+	accept    = activities.SessionOutput{SessionID: "ses_a", Audit: &horizon.Audit{Verdict: "accept"}, Usage: horizon.Usage{Input: 50, Output: 5, Cost: 0.005}}
+	reject    = activities.SessionOutput{SessionID: "ses_a", Audit: &horizon.Audit{Verdict: "reject", Findings: []horizon.Finding{{File: "tests/test_add.sh", Line: 3, Severity: "concern", Note: "test negative numbers"}}}}
+)
+
+func result(t *testing.T, e *env) (*horizon.RunState, error) {
+	t.Helper()
+	require.True(t, e.IsWorkflowCompleted())
+	err := e.GetWorkflowError()
+	if err == nil {
+		var s horizon.RunState
+		require.NoError(t, e.GetWorkflowResult(&s))
+		return &s, nil
+	}
+	var s horizon.RunState
+	var app *temporal.ApplicationError
+	var canc *temporal.CanceledError
+	switch {
+	case errors.As(err, &app):
+		require.NoError(t, app.Details(&s))
+	case errors.As(err, &canc):
+		require.NoError(t, canc.Details(&s))
+	default:
+		t.Fatalf("unexpected error %v", err)
+	}
+	return &s, err
+}
+
+func TestAcceptedFirstAttempt(t *testing.T) {
+	e := newEnv(t)
+	e.sessions([]activities.SessionOutput{satisfied}, []activities.SessionOutput{accept})
+	e.gates("pass")
+	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "def456", Branch: "horizon/run-1"}, nil).Once()
+	e.ExecuteWorkflow(RunWorkflow, input())
+	s, err := result(t, e)
+	require.NoError(t, err)
+	require.Equal(t, horizon.StatusCompleted, s.Status)
+	require.Equal(t, "def456", s.Commit)
+	require.Equal(t, "horizon/run-1", s.Branch)
+	require.Len(t, s.Attempts, 1)
+	require.Equal(t, horizon.OutcomeAccepted, s.Attempts[0].Outcome)
+	require.InDelta(t, 0.015, s.Usage.Cost, 1e-9)
+	require.Equal(t, int64(165), s.Usage.Tokens())
+}
+
+func TestRejectionCarriesFindingToNextBrief(t *testing.T) {
+	e := newEnv(t)
+	e.sessions([]activities.SessionOutput{satisfied, satisfied}, []activities.SessionOutput{reject, accept})
+	e.gates("pass", "pass")
+	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "def456"}, nil).Once()
+	e.ExecuteWorkflow(RunWorkflow, input())
+	s, err := result(t, e)
+	require.NoError(t, err)
+	require.Len(t, s.Attempts, 2)
+	require.Equal(t, horizon.OutcomeRejected, s.Attempts[0].Outcome)
+	require.Equal(t, horizon.OutcomeAccepted, s.Attempts[1].Outcome)
+	require.Len(t, e.briefs, 2)
+	require.NotContains(t, e.briefs[0], "test negative numbers")
+	require.Contains(t, e.briefs[1], "[concern] tests/test_add.sh:3: test negative numbers")
+}
+
+func TestGateFailureAndProtocolErrorExhaustAttempts(t *testing.T) {
+	e := newEnv(t)
+	noBlock := activities.SessionOutput{SessionID: "ses_x", ProtocolError: "protocol_error: no ```horizon-report block in the final message"}
+	e.sessions([]activities.SessionOutput{satisfied, noBlock, satisfied}, nil)
+	e.gates("fail", "fail")
+	e.ExecuteWorkflow(RunWorkflow, input())
+	s, err := result(t, e)
+	require.Error(t, err)
+	require.Equal(t, horizon.StatusFailed, s.Status)
+	require.Equal(t, horizon.ReasonMaxAttempts, s.ReasonKind)
+	require.Equal(t, []horizon.Outcome{horizon.OutcomeGateFailed, horizon.OutcomeProtocolError, horizon.OutcomeGateFailed}, outcomes(s))
+	require.Nil(t, s.Attempts[1].Gate, "a protocol error is not gated")
+	require.Contains(t, e.briefs[1], "FAIL add 2 3: want 5, got -1")
+	require.Contains(t, e.briefs[2], "not accepted: protocol_error")
+	var app *temporal.ApplicationError
+	require.True(t, errors.As(err, &app))
+	require.Equal(t, FailureRunFailed, app.Type())
+}
+
+func TestBlockedReportStopsTheRun(t *testing.T) {
+	e := newEnv(t)
+	blocked := activities.SessionOutput{SessionID: "ses_b", Report: &horizon.Report{Status: "blocked", Blocker: &horizon.Blocker{Type: "missing_credential", Evidence: "STRIPE_KEY unset"}}}
+	e.sessions([]activities.SessionOutput{blocked}, nil)
+	e.ExecuteWorkflow(RunWorkflow, input())
+	s, err := result(t, e)
+	require.Error(t, err)
+	require.Equal(t, horizon.StatusBlocked, s.Status)
+	require.Equal(t, "missing_credential", s.Blocker.Type)
+	require.Contains(t, s.Reason, "STRIPE_KEY unset")
+}
+
+func TestBadInputIsNotRetried(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	e := &env{TestWorkflowEnvironment: s.NewTestWorkflowEnvironment()}
+	e.RegisterWorkflow(RunWorkflow)
+	e.RegisterActivity(&activities.Activities{})
+	calls := 0
+	e.OnActivity(a.Preflight, mock.Anything, mock.Anything).Return(func(_ context.Context, _ activities.PreflightInput) (activities.PreflightOutput, error) {
+		calls++
+		return activities.PreflightOutput{}, temporal.NewNonRetryableApplicationError("unknown model fake/nope; available: fake/fake-coder", activities.ErrTypeUnknownModel, nil)
+	})
+	e.ExecuteWorkflow(RunWorkflow, input())
+	st, err := result(t, e)
+	require.Error(t, err)
+	require.Equal(t, 1, calls)
+	require.Equal(t, horizon.ReasonBadInput, st.ReasonKind)
+	require.Contains(t, st.Reason, "unknown model fake/nope")
+	var app *temporal.ApplicationError
+	require.True(t, errors.As(err, &app))
+	require.Equal(t, FailureBadInput, app.Type())
+}
+
+func TestCancelDuringWorker(t *testing.T) {
+	e := newEnv(t)
+	e.OnActivity(a.AgentSession, mock.Anything, mock.Anything).Return(func(_ context.Context, _ activities.SessionInput) (activities.SessionOutput, error) {
+		time.Sleep(50 * time.Millisecond)
+		return satisfied, nil
+	}).Maybe()
+	e.OnActivity(a.RunGate, mock.Anything, mock.Anything).Return(horizon.GateRun{Verdict: "fail", ExitCode: 1}, nil).Maybe()
+	e.RegisterDelayedCallback(func() { e.CancelWorkflow() }, time.Millisecond)
+	e.ExecuteWorkflow(RunWorkflow, input())
+	s, err := result(t, e)
+	require.Error(t, err)
+	require.Equal(t, horizon.StatusCancelled, s.Status)
+}
+
+func TestStatusQueryAndDetails(t *testing.T) {
+	e := newEnv(t)
+	e.sessions([]activities.SessionOutput{satisfied}, []activities.SessionOutput{accept})
+	e.gates("pass")
+	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "def456"}, nil)
+	var mid *horizon.RunState
+	e.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		if info.ActivityType.Name != "RunGate" || mid != nil {
+			return
+		}
+		v, err := e.QueryWorkflow(QueryStatus)
+		require.NoError(t, err)
+		var s horizon.RunState
+		require.NoError(t, v.Get(&s))
+		mid = &s
+	})
+	e.ExecuteWorkflow(RunWorkflow, input())
+	_, err := result(t, e)
+	require.NoError(t, err)
+	require.NotNil(t, mid)
+	require.Equal(t, horizon.StatusRunning, mid.Status)
+	require.Equal(t, horizon.PhaseGate, mid.Phase)
+	require.Equal(t, "ses_w", mid.Attempts[0].WorkerSession)
+	require.True(t, strings.HasPrefix(mid.Markdown(), "**running** · gate"))
+}
+
+func outcomes(s *horizon.RunState) []horizon.Outcome {
+	var out []horizon.Outcome
+	for _, at := range s.Attempts {
+		out = append(out, at.Outcome)
+	}
+	return out
+}

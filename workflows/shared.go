@@ -1,0 +1,27 @@
+// Package workflows holds horizon's Temporal workflows. They are
+// deterministic: every effect (git, gate, agent sessions, files) is an
+// activity in package activities, and all state a person or script reads
+// is in horizon.RunState, exposed by the status query while running and
+// carried in the result (or the failure's details) once closed.
+package workflows
+
+// Names shared by workflows, the worker and the CLI.
+const (
+	// RunWorkflowName is the workflow type of one `horizon start`.
+	RunWorkflowName = "RunWorkflow"
+	// QueryStatus returns the run's horizon.RunState.
+	QueryStatus = "status"
+	// DefaultFeature is the single feature of a run until plans arrive.
+	DefaultFeature = "f1"
+	// MemoGoal and MemoRepo are set on every run for `horizon list`.
+	MemoGoal = "goal"
+	MemoRepo = "repo"
+)
+
+// Failure types of a RunWorkflow that ends without an accepted change. The
+// failure's details hold the final horizon.RunState.
+const (
+	FailureRunFailed  = "RunFailed"
+	FailureRunBlocked = "RunBlocked"
+	FailureBadInput   = "RunBadInput"
+)
