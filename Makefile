@@ -20,10 +20,12 @@ setup:
 build: setup
 	$(GO) build -o $(BIN) ./cmd/horizon
 
-# The full suite. Integration tests build bin-like copies of horizon into a
-# temp dir and run real OpenCode against the scripted model; -p 1 keeps two
-# embedded engines from competing for 2 cores.
+# The full suite. End-to-end tests build horizon into a temp dir and run it
+# with real OpenCode against the scripted model. Packages compile in
+# parallel first; tests then run one package at a time (-p 1) so two
+# embedded engines and OpenCode servers do not compete for 2 cores.
 test: setup
+	$(GO) build $(PKGS)
 	$(GO) vet $(PKGS)
 	$(GO) test -p 1 -timeout 60m $(PKGS)
 

@@ -11,11 +11,13 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
+	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/horizon/horizon/activities"
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/workflows"
 )
@@ -47,6 +49,7 @@ func fetchState(ctx context.Context, c client.Client, id string) (st *horizon.Ru
 		if qerr == nil {
 			var s horizon.RunState
 			if err := v.Get(&s); err == nil {
+				liveSessions(&s, desc.GetPendingActivities())
 				return &s, true, nil
 			}
 		}
@@ -77,6 +80,35 @@ func fetchState(ctx context.Context, c client.Client, id string) (st *horizon.Ru
 		fallback.Reason = rootCause(gerr)
 	}
 	return fallback, false, nil
+}
+
+// liveSessions fills the current attempt's session IDs from the pending
+// session activity's heartbeat: the workflow learns them only when the
+// session ends, a person wants to see them while it runs.
+func liveSessions(s *horizon.RunState, pending []*workflowpb.PendingActivityInfo) {
+	cur := s.Current()
+	if cur == nil {
+		return
+	}
+	for _, pa := range pending {
+		if pa.GetActivityType().GetName() != "AgentSession" || pa.GetHeartbeatDetails() == nil {
+			continue
+		}
+		var hb activities.SessionHeartbeat
+		if err := converter.GetDefaultDataConverter().FromPayloads(pa.GetHeartbeatDetails(), &hb); err != nil || hb.SessionID == "" {
+			continue
+		}
+		switch s.Phase {
+		case horizon.PhaseWorking:
+			if cur.WorkerSession == "" {
+				cur.WorkerSession = hb.SessionID
+			}
+		case horizon.PhaseAudit:
+			if cur.AuditorSession == "" {
+				cur.AuditorSession = hb.SessionID
+			}
+		}
+	}
 }
 
 func rootCause(err error) string {
@@ -168,13 +200,6 @@ func (f *follower) show(s *horizon.RunState) {
 	prev := f.last
 	f.last = s
 	ts := time.Now().Format("15:04:05")
-	if prev == nil || prev.Phase != s.Phase || prev.Status != s.Status {
-		line := fmt.Sprintf("%s  %-10s %s", ts, s.Status, s.Phase)
-		if c := s.Current(); c != nil && !s.Status.Terminal() {
-			line += fmt.Sprintf(" · attempt %d/%d", c.N, s.MaxAttempts)
-		}
-		fmt.Fprintln(f.w, line)
-	}
 	for i := range s.Attempts {
 		cur := &s.Attempts[i]
 		var old *horizon.Attempt
@@ -207,6 +232,13 @@ func (f *follower) show(s *horizon.RunState) {
 		if cur.Outcome != "" && cur.Outcome != horizon.OutcomeRunning && (old == nil || old.Outcome != cur.Outcome) {
 			fmt.Fprintf(f.w, "%s    attempt %d %s · %d tokens · $%.4f\n", ts, cur.N, cur.Outcome, cur.Usage.Tokens(), cur.Usage.Cost)
 		}
+	}
+	if prev == nil || prev.Phase != s.Phase || prev.Status != s.Status {
+		line := fmt.Sprintf("%s  %-10s %s", ts, s.Status, s.Phase)
+		if c := s.Current(); c != nil && !s.Status.Terminal() {
+			line += fmt.Sprintf(" · attempt %d/%d", c.N, s.MaxAttempts)
+		}
+		fmt.Fprintln(f.w, line)
 	}
 }
 

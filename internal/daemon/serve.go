@@ -165,7 +165,16 @@ func (l *lazySessions) server(ctx context.Context) (*agent.Server, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.srv != nil {
-		return l.srv, nil
+		select {
+		case <-l.srv.Exited():
+			// OpenCode died under us; a fresh server continues its sessions
+			// by ID from the same store.
+			l.log.Warn().Msg("opencode server exited; starting a new one")
+			_ = l.srv.Close()
+			l.srv = nil
+		default:
+			return l.srv, nil
+		}
 	}
 	bin, err := tools.Find(tools.OpenCode, l.cfg.Agent.OpenCodeBin, "agent.opencode_bin (HORIZON_AGENT_OPENCODE_BIN)")
 	if err != nil {

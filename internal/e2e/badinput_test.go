@@ -16,6 +16,7 @@ import (
 // Bad input that is caught before anything starts: a clear message naming
 // the input, exit 2 (or 3 for the environment), and nothing created.
 func TestBadInputBeforeStart(t *testing.T) {
+	needsE2E(t)
 	w := newWorld(t, &fakemodel.Script{})
 	repoDir, head := fixture(t)
 
@@ -70,6 +71,7 @@ func TestBadInputBeforeStart(t *testing.T) {
 // not know it), a model reply without the protocol block, and a second
 // daemon on the same home.
 func TestBadInputAtRuntime(t *testing.T) {
+	needsE2E(t)
 	w := newWorld(t, &fakemodel.Script{Fallback: &fakemodel.Reply{Text: "I fixed it, trust me."}})
 	repoDir, _ := fixture(t)
 

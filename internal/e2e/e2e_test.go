@@ -41,6 +41,7 @@ var runIDRe = regexp.MustCompile(`run-\d{8}-\d{6}-[0-9a-f]{6}`)
 // with exactly those two files lands on horizon/<run>. The user's branch
 // and work tree are untouched.
 func TestStartFixesRepoThroughRejection(t *testing.T) {
+	needsE2E(t)
 	w := newWorld(t, demoScript(t))
 	repo, head := fixture(t)
 
@@ -105,6 +106,7 @@ func TestStartFixesRepoThroughRejection(t *testing.T) {
 // with the fix committed exactly once, and nothing of the first daemon left
 // running.
 func TestCrashAndResumeContinuesSession(t *testing.T) {
+	needsE2E(t)
 	script := demoScript(t)
 	// The first worker conversation hangs at its first model call until the
 	// daemon is killed; later conversations use the demo's rules.

@@ -13,8 +13,12 @@
 // assistant messages after the last user message, so step 0 is the model's
 // first turn after a prompt, step 1 its turn after the first tool results,
 // and so on; past the end the last reply repeats. Times limits how many
-// conversations (step-0 requests) a rule serves. Requests that no rule
-// matches get the script's Fallback (default: the text "ok").
+// conversations (step-0 requests) a rule serves. A request carrying an
+// x-session-id header (OpenCode sends one) stays, past step 0, with the rule
+// that served its session's latest step 0, so an exhausted rule earlier in
+// the list cannot capture the later steps of another rule's conversation.
+// Requests that no rule matches get the script's Fallback (default: the
+// text "ok").
 //
 // String values anywhere in a tool call's arguments, and reply text, may use
 // the template {{workdir}}, replaced by the working directory the agent states

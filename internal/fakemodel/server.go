@@ -43,8 +43,12 @@ type Server struct {
 	seq      atomic.Uint64
 	inFlight atomic.Int64
 
-	mu      sync.Mutex
-	served  map[string]int // step-0 requests served per rule
+	mu     sync.Mutex
+	served map[string]int // step-0 requests served per rule
+	// bound remembers which rule began each OpenCode session (x-session-id),
+	// so a conversation's later steps stay with the rule that served its
+	// step 0 even when an earlier rule with the same "when" also matches.
+	bound   map[string]string
 	reqs    []Request
 	changed chan struct{} // closed and replaced on every new request
 	holds   map[string]chan struct{}
@@ -64,6 +68,7 @@ func New(s *Script) *Server {
 		rules:    append([]Rule(nil), s.Rules...),
 		fallback: Reply{Text: "ok"},
 		served:   map[string]int{},
+		bound:    map[string]string{},
 		changed:  make(chan struct{}),
 		holds:    map[string]chan struct{}{},
 		closed:   make(chan struct{}),
@@ -225,7 +230,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	conv := readConversation(req.Messages)
-	reply, hold := s.record(req, conv)
+	reply, hold := s.record(req, conv, r.Header.Get("x-session-id"))
 
 	ctx := r.Context()
 	if hold != nil {
@@ -261,12 +266,19 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 // record picks the reply, counts a conversation against the rule's Times and
 // records the request, all under one lock so concurrent requests cannot
 // overdraw a rule. It returns the hold channel to wait on, if any.
-func (s *Server) record(req chatRequest, conv conversation) (Reply, <-chan struct{}) {
+func (s *Server) record(req chatRequest, conv conversation, session string) (Reply, <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	reply, name := s.fallback, ""
+	bound := ""
+	if conv.step > 0 && session != "" && !conv.title {
+		bound = s.bound[session]
+	}
 	for i := range s.rules {
 		rule := &s.rules[i]
+		if bound != "" && rule.Name != bound {
+			continue
+		}
 		if conv.step == 0 && rule.Times > 0 && s.served[rule.Name] >= rule.Times {
 			continue
 		}
@@ -275,6 +287,9 @@ func (s *Server) record(req chatRequest, conv conversation) (Reply, <-chan struc
 		}
 		if conv.step == 0 {
 			s.served[rule.Name]++
+			if session != "" && !conv.title {
+				s.bound[session] = rule.Name
+			}
 		}
 		reply, name = rule.reply(conv.step), rule.Name
 		break

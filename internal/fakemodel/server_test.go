@@ -709,3 +709,37 @@ func TestConcurrentRequests(t *testing.T) {
 	}
 	require.Equal(t, map[string]int{"limited": times, "": n - times}, byRule)
 }
+
+// A conversation's later steps stay with the rule that served its step 0,
+// even when an earlier, exhausted rule has the same "when".
+func TestSessionStaysWithItsRule(t *testing.T) {
+	s := New(&Script{Rules: []Rule{
+		{Name: "first", When: []string{"TASK"}, Times: 1, Replies: []Reply{{Text: "first-0"}, {Text: "first-1"}}},
+		{Name: "second", When: []string{"TASK"}, Replies: []Reply{{Text: "second-0"}, {Text: "second-1"}}},
+	}})
+	require.NoError(t, s.Start("127.0.0.1:0"))
+	defer s.Close()
+	post := func(session string, msgs ...map[string]any) string {
+		body, _ := json.Marshal(map[string]any{"model": "m", "messages": msgs})
+		req, _ := http.NewRequest(http.MethodPost, s.URL()+"/chat/completions", bytes.NewReader(body))
+		req.Header.Set("x-session-id", session)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		var out struct {
+			Choices []struct {
+				Message struct {
+					Content string `json:"content"`
+				} `json:"message"`
+			} `json:"choices"`
+		}
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+		return out.Choices[0].Message.Content
+	}
+	user := map[string]any{"role": "user", "content": "TASK"}
+	asst := map[string]any{"role": "assistant", "content": "x"}
+	require.Equal(t, "first-0", post("s1", user))
+	require.Equal(t, "second-0", post("s2", user))
+	require.Equal(t, "second-1", post("s2", user, asst), "step 1 of s2 belongs to rule second")
+	require.Equal(t, "first-1", post("s1", user, asst))
+}

@@ -1,0 +1,297 @@
+package agent
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Agent names: the OpenCode agents horizon materialises and selects per
+// session (SessionRequest.Agent).
+const (
+	AgentWorker  = "horizon-worker"
+	AgentAuditor = "horizon-auditor"
+	AgentLead    = "horizon-lead"
+)
+
+// OpenCode agent files. They live in <config dir>/agent/<name>.md, and the
+// server finds them through OPENCODE_CONFIG_DIR, so nothing is written into
+// the lane (nothing can leak into a commit).
+//
+// Verified against opencode 1.18.33 (see agents_test.go):
+//   - the agent field of prompt_async selects the agent for the turn; it
+//     worked with mode primary and, in 1.18.33, with mode subagent too.
+//     horizon's agents are primary (the mode meant for top-level sessions,
+//     also selectable in the TUI) and never subagents, so no task tool can
+//     dispatch them. A frontmatter that fails to parse is dropped silently:
+//     the agent then shows mode "all" and OpenCode's default, permissive
+//     permissions in GET /agent, which the integration test checks for.
+//   - the permission map becomes rules appended after OpenCode's defaults, in
+//     file order, and the last matching rule wins, so "*" comes first and the
+//     specific keys after it.
+//   - a tool whose permission is deny is not offered to the model at all: an
+//     auditor's write call comes back as "Model tried to call unavailable tool
+//     'write'" and nothing is written.
+//   - OpenCode's defaults leave doom_loop, external_directory and reading
+//     *.env files at "ask". Under `opencode serve` an ask waits for a reply,
+//     so horizon's agents turn every one of them into allow or deny; RunSession
+//     still rejects any request that slips through.
+
+// permission is one key of an agent's permission map: a single action, or
+// per-pattern actions (in order).
+type permission struct {
+	key      string
+	action   string
+	patterns [][2]string
+}
+
+// agentSpec is the source of one agent file.
+type agentSpec struct {
+	name        string
+	description string
+	permissions []permission
+	prompt      string // Markdown; ''' stands for ``` (Go raw strings cannot hold backticks)
+}
+
+// readSafe lets an agent read the lane but not its secrets (OpenCode's
+// default would ask, and asking hangs an unattended run).
+var readSafe = permission{key: "read", patterns: [][2]string{
+	{"*", "allow"},
+	{"*.env", "deny"},
+	{"*.env.*", "deny"},
+	{"*.env.example", "allow"},
+}}
+
+// readOnly is the permission set of the reviewing roles: read, grep, glob and
+// list, nothing else. The explicit denies repeat what "*": deny says, so the
+// file documents the intent and survives a change of default.
+var readOnly = []permission{
+	{key: "*", action: "deny"},
+	readSafe,
+	{key: "grep", action: "allow"},
+	{key: "glob", action: "allow"},
+	{key: "list", action: "allow"},
+	{key: "edit", action: "deny"},
+	{key: "bash", action: "deny"},
+	{key: "task", action: "deny"},
+	{key: "webfetch", action: "deny"},
+	{key: "websearch", action: "deny"},
+	{key: "question", action: "deny"},
+	{key: "todowrite", action: "deny"},
+	{key: "external_directory", action: "deny"},
+	{key: "doom_loop", action: "deny"},
+}
+
+var agentSpecs = []agentSpec{
+	{
+		name:        AgentWorker,
+		description: "horizon worker: implements one feature in its lane and ends with a horizon-report block",
+		permissions: []permission{
+			{key: "*", action: "allow"},
+			readSafe,
+			{key: "edit", action: "allow"},
+			{key: "bash", action: "allow"},
+			{key: "webfetch", action: "deny"},
+			{key: "websearch", action: "deny"},
+			{key: "task", action: "deny"},
+			{key: "question", action: "deny"},
+			{key: "external_directory", action: "deny"},
+			{key: "doom_loop", action: "deny"},
+		},
+		prompt: workerPrompt,
+	},
+	{
+		name:        AgentAuditor,
+		description: "horizon auditor: reviews a lane's change read-only and ends with a horizon-audit block",
+		permissions: readOnly,
+		prompt:      auditorPrompt,
+	},
+	{
+		name:        AgentLead,
+		description: "horizon lead: plans a goal into milestones and features read-only and ends with a horizon-plan block",
+		permissions: readOnly,
+		prompt:      leadPrompt,
+	},
+}
+
+const workerPrompt = `You are horizon's worker. You implement one feature in the current working
+directory, a git worktree (the "lane") that horizon made for this attempt. The
+prompt names the feature, its acceptance criteria and the paths it may touch.
+
+Rules:
+- Work only inside the current working directory. Do not commit, branch, push
+  or rewrite git history: horizon commits accepted work itself.
+- Nobody is watching this session. Never ask questions and never wait for an
+  approval. If you truly need something from outside the lane (a credential, a
+  service, a decision only a human can make), stop and report "blocked" with
+  the evidence.
+- Keep the change to what the feature needs. Match the style of the code
+  around it.
+- Run the project's tests or checks when you can, and fix what you broke.
+- Whether the work is accepted is decided by horizon's gate (the project's
+  checks) and by an independent auditor, not by your report. Report honestly.
+
+End your final message with exactly one fenced block whose info string is
+horizon-report, holding one JSON object, and put nothing after it:
+
+'''horizon-report
+{"status": "satisfied", "summary": "what you changed and how you checked it"}
+'''
+
+- "status": "satisfied" (you believe the feature is complete), "continue" (you
+  made progress but more work is needed) or "blocked" (you cannot go on).
+- "summary": one or two sentences.
+- "blocker": required when the status is "blocked", as
+  {"type": "credential|external-service|platform|framework|structural",
+   "evidence": "the exact error message or fact that stops you"}.
+`
+
+const auditorPrompt = `You are horizon's auditor. You review the change another agent made in the
+current working directory (a git worktree) for one feature. The prompt gives
+the feature, its acceptance criteria and, when available, the diff and the
+result of the project's checks.
+
+You are read-only: you can read, grep, glob and list files. You cannot edit
+files, run commands or delegate, and you must not ask questions: nobody is
+watching this session.
+
+Judge the code you can read, not the author's claims:
+- Does the change meet every acceptance criterion?
+- Is it correct, edge cases included? Does it break callers?
+- Does it stay within the feature's scope?
+- Do tests cover the new behaviour?
+
+Reject only for real problems, and say exactly where they are.
+
+End your final message with exactly one fenced block whose info string is
+horizon-audit, holding one JSON object, and put nothing after it:
+
+'''horizon-audit
+{"verdict": "accept", "findings": [{"file": "path/to/file.go", "line": 42, "severity": "nit", "note": "what is wrong and why"}]}
+'''
+
+- "verdict": "accept" or "reject".
+- "findings": a list, empty when there is nothing to say. Each finding has
+  "file", "line", "severity" ("nit", "concern" or "blocker") and "note".
+  A reject carries at least one finding that explains it.
+`
+
+const leadPrompt = `You are horizon's lead. You turn the goal in the prompt into a plan: milestones
+made of small features that one agent can finish in one session and that the
+project's checks can verify. Read the repository in the current working
+directory to ground the plan in the code that is there.
+
+You are read-only: you can read, grep, glob and list files. You must not ask
+questions: nobody is watching this session. Where the goal leaves something
+open, choose, and state the choice as an assumption.
+
+End your final message with exactly one fenced block whose info string is
+horizon-plan, holding one JSON object, and put nothing after it:
+
+'''horizon-plan
+{"milestones": [{"title": "...", "features": [{"id": "f1", "title": "...", "acceptance": ["..."], "paths": ["..."], "kind": "bounded"}]}], "ambiguity": "LOW", "assumptions": ["..."]}
+'''
+
+- Every milestone has a "title" and at least one feature, in the order they
+  should land.
+- Every feature has an "id" unique in the plan, a "title", "acceptance" (checks
+  a reviewer can verify), "paths" (files or globs it will touch) and a "kind":
+  "mechanical" (a rename or other rote change), "bounded" (a clear change to a
+  few files) or "open" (needs design or exploration).
+- "ambiguity": "LOW", "MEDIUM" or "HIGH": how much of the goal you had to guess.
+- "assumptions": the choices you made where the goal was silent.
+`
+
+// AgentNames lists the agents WriteAgentFiles materialises.
+func AgentNames() []string {
+	names := make([]string, len(agentSpecs))
+	for i, s := range agentSpecs {
+		names[i] = s.name
+	}
+	return names
+}
+
+// AgentFile renders the OpenCode agent file of one of horizon's agents.
+func AgentFile(name string) ([]byte, error) {
+	for _, s := range agentSpecs {
+		if s.name == name {
+			return s.render(), nil
+		}
+	}
+	return nil, fmt.Errorf("no horizon agent %q (have %s)", name, strings.Join(AgentNames(), ", "))
+}
+
+func (s agentSpec) render() []byte {
+	var b bytes.Buffer
+	b.WriteString("---\n")
+	fmt.Fprintf(&b, "description: %q\n", s.description) // quoted: a bare colon would break the YAML and OpenCode would silently drop the whole frontmatter
+	b.WriteString("mode: primary\n")
+	b.WriteString("permission:\n")
+	for _, p := range s.permissions {
+		if len(p.patterns) == 0 {
+			fmt.Fprintf(&b, "  %s: %s\n", yamlKey(p.key), p.action)
+			continue
+		}
+		fmt.Fprintf(&b, "  %s:\n", yamlKey(p.key))
+		for _, pa := range p.patterns {
+			fmt.Fprintf(&b, "    %s: %s\n", yamlKey(pa[0]), pa[1])
+		}
+	}
+	b.WriteString("---\n")
+	b.WriteString(strings.ReplaceAll(s.prompt, "'''", "```"))
+	return b.Bytes()
+}
+
+// yamlKey quotes a key unless it is a plain identifier.
+func yamlKey(k string) string {
+	for _, r := range k {
+		if !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return fmt.Sprintf("%q", k)
+		}
+	}
+	return k
+}
+
+// WriteAgentFiles materialises horizon's agents as <dir>/agent/<name>.md,
+// for a server started with OPENCODE_CONFIG_DIR=<dir>. It is idempotent: a
+// file is rewritten (atomically) only when its content differs, so a running
+// server sees no spurious change.
+func WriteAgentFiles(dir string) error {
+	agentDir := filepath.Join(dir, "agent")
+	if err := os.MkdirAll(agentDir, 0o755); err != nil {
+		return fmt.Errorf("write agent files: %w", err)
+	}
+	for _, s := range agentSpecs {
+		if err := writeIfChanged(filepath.Join(agentDir, s.name+".md"), s.render()); err != nil {
+			return fmt.Errorf("write agent files: %w", err)
+		}
+	}
+	return nil
+}
+
+// writeIfChanged writes content to path through a temporary file and a
+// rename, unless path already holds exactly content.
+func writeIfChanged(path string, content []byte) error {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, content) {
+		return nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	if _, err := tmp.Write(content); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

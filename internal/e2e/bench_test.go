@@ -1,0 +1,136 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/horizon/horizon/internal/demo"
+	"github.com/horizon/horizon/internal/fakemodel"
+)
+
+// TestBenchFigures measures what a user feels, for scripts/bench: the time
+// from `horizon start` to the first agent request reaching the model (cold:
+// the daemon and OpenCode start; warm: both already run), and the daemon's
+// and OpenCode's resident memory at rest and at peak during a run. It prints
+// figures and asserts nothing about them. Run with HORIZON_BENCH=1.
+func TestBenchFigures(t *testing.T) {
+	needsE2E(t)
+	if os.Getenv("HORIZON_BENCH") == "" {
+		t.Skip("set HORIZON_BENCH=1 (scripts/bench does)")
+	}
+	w := newWorld(t, demoScript(t))
+
+	firstRequest := func(after time.Time) time.Duration {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		r, err := w.model.WaitForRequest(ctx, func(r fakemodel.Request) bool { return !r.Title && r.Rule != "" && r.At.After(after) })
+		require.NoError(t, err)
+		return r.At.Sub(after)
+	}
+
+	run := func(label string) {
+		repo, _ := fixture(t)
+		var peakD, peakO int64
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(100 * time.Millisecond):
+				}
+				if pid, err := readPID(w.home); err == nil {
+					peakD = max(peakD, rssKB(pid))
+					for _, p := range children(pid) {
+						peakO = max(peakO, treeRSS(p))
+					}
+				}
+			}
+		}()
+		t0 := time.Now()
+		cmd := exec.Command(horizonBin, "start", "--repo", repo, "--model", demo.Model, goal)
+		cmd.Env = w.env
+		require.NoError(t, cmd.Start())
+		first := firstRequest(t0)
+		require.NoError(t, cmd.Wait())
+		total := time.Since(t0)
+		close(stop)
+		wg.Wait()
+		fmt.Printf("BENCH %s start→first agent request: %d ms\n", label, first.Milliseconds())
+		fmt.Printf("BENCH %s whole run (2 attempts, 4 sessions, 2 gates): %d ms\n", label, total.Milliseconds())
+		fmt.Printf("BENCH %s peak RSS during run: daemon %d MiB, opencode %d MiB\n", label, peakD/1024, peakO/1024)
+	}
+	run("cold")
+	pid, err := readPID(w.home)
+	require.NoError(t, err)
+	time.Sleep(3 * time.Second) // let the run's garbage settle before "at rest"
+	fmt.Printf("BENCH daemon RSS at rest (after a run, OpenCode started): daemon %d MiB, opencode %d MiB\n", rssKB(pid)/1024, sumTree(children(pid))/1024)
+	run("warm")
+}
+
+func readPID(home string) (int, error) {
+	b, err := os.ReadFile(home + "/server.pid")
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(strings.TrimSpace(string(b)))
+}
+
+func rssKB(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmRSS:") {
+			f := strings.Fields(l)
+			if len(f) >= 2 {
+				n, _ := strconv.ParseInt(f[1], 10, 64)
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+func children(pid int) []int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, f := range strings.Fields(string(b)) {
+		if n, err := strconv.Atoi(f); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func treeRSS(pid int) int64 {
+	total := rssKB(pid)
+	for _, c := range children(pid) {
+		total += treeRSS(c)
+	}
+	return total
+}
+
+func sumTree(pids []int) int64 {
+	var s int64
+	for _, p := range pids {
+		s += treeRSS(p)
+	}
+	return s
+}
