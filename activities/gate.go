@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,6 +42,13 @@ func (a *Activities) RunGate(ctx context.Context, in GateInput) (horizon.GateRun
 		return horizon.GateRun{}, badInput("gate in lane %s: %v", in.Lane, err)
 	}
 
+	// Snapshot what is judged before judging it: the receipt names this
+	// exact lane state, and equal trees mean identical diffs.
+	snap, err := snapshot(ctx, in)
+	if err != nil {
+		return horizon.GateRun{}, err
+	}
+
 	// Heartbeat while the gate runs so a crashed daemon's gate is retried
 	// promptly; the output itself goes to the artifact, not to history.
 	hbCtx, stop := context.WithCancel(ctx)
@@ -62,22 +70,80 @@ func (a *Activities) RunGate(ctx context.Context, in GateInput) (horizon.GateRun
 	if ctx.Err() != nil {
 		return horizon.GateRun{}, ctx.Err()
 	}
+	name := fmt.Sprintf("attempt-%d.log", in.Attempt)
+	if in.Attempt == 0 {
+		name = "baseline.log"
+	}
 	out := fmt.Sprintf("$ %s\n%s\n[verdict %s, exit %d, %s]\n", g.String(), res.Output, res.Verdict, res.ExitCode, res.Duration.Round(time.Millisecond))
-	if err := writeArtifact(filepath.Join(a.runDir(in.RunID), "gate", fmt.Sprintf("attempt-%d.log", in.Attempt)), []byte(out)); err != nil {
+	if err := writeArtifact(filepath.Join(a.runDir(in.RunID), "gate", in.Feature+"-"+name), []byte(out)); err != nil {
 		return horizon.GateRun{}, err
+	}
+	rec := gate.NewReceipt(in.RunID, in.Feature, in.Attempt, snap.commit, g, res)
+	// A retried activity re-runs the gate; the stable ID keeps one receipt
+	// per attempt in the ledger.
+	rec.ID = gate.StableReceiptID(in.RunID, in.Feature, strconv.Itoa(in.Attempt))
+	if err := gate.AppendReceipt(filepath.Join(a.runDir(in.RunID), "receipts.jsonl"), rec); err != nil {
+		return horizon.GateRun{}, fmt.Errorf("record gate receipt: %w", err)
 	}
 	tail := res.Output
 	if res.Err != "" {
 		tail += "\n" + res.Err
 	}
 	return horizon.GateRun{
-		Verdict:    string(res.Verdict),
-		ExitCode:   res.ExitCode,
-		DurationMS: res.Duration.Milliseconds(),
-		Command:    g.Source,
-		Tail:       lastBytes(tail, gateTailBytes),
-		Note:       note,
+		ReceiptID:    rec.ID,
+		Verdict:      string(res.Verdict),
+		ExitCode:     res.ExitCode,
+		DurationMS:   res.Duration.Milliseconds(),
+		Command:      g.Source,
+		Tail:         lastBytes(tail, gateTailBytes),
+		Failing:      rec.Failing,
+		FailingKnown: rec.FailingKnown,
+		Snapshot:     snap.commit,
+		Tree:         snap.tree,
+		ChangedFiles: snap.files,
+		ChangedLines: snap.lines,
+		Note:         note,
 	}, nil
+}
+
+type laneSnapshot struct {
+	commit, tree string
+	files        []string
+	lines        int
+}
+
+// snapshot records the lane's work tree as a commit object (not on any
+// branch) and measures its diff against the base commit.
+func snapshot(ctx context.Context, in GateInput) (laneSnapshot, error) {
+	var s laneSnapshot
+	args := append([]string{"add", "-A", "--", "."}, excluded...)
+	if _, err := git(ctx, in.Lane, args...); err != nil {
+		return s, fmt.Errorf("snapshot lane: %w", err)
+	}
+	tree, err := git(ctx, in.Lane, "write-tree")
+	if err != nil {
+		return s, fmt.Errorf("snapshot lane: %w", err)
+	}
+	s.tree = tree
+	s.commit, err = git(ctx, in.Lane, "commit-tree", tree, "-p", "HEAD", "-m", fmt.Sprintf("horizon gate snapshot %s %s attempt %d", in.RunID, in.Feature, in.Attempt))
+	if err != nil {
+		return s, fmt.Errorf("snapshot lane: %w", err)
+	}
+	num, err := git(ctx, in.Lane, "diff", "--numstat", in.BaseCommit, tree)
+	if err != nil {
+		return s, fmt.Errorf("snapshot lane: %w", err)
+	}
+	for _, line := range strings.Split(num, "\n") {
+		f := strings.SplitN(line, "\t", 3)
+		if len(f) != 3 {
+			continue
+		}
+		s.files = append(s.files, f[2])
+		added, _ := strconv.Atoi(f[0]) // "-" for binary files counts 0
+		deleted, _ := strconv.Atoi(f[1])
+		s.lines += added + deleted
+	}
+	return s, nil
 }
 
 func scriptIn(dir string) string {

@@ -74,9 +74,11 @@ type SessionHeartbeat struct {
 	Tool      string
 }
 
-// GateInput runs the gate in a lane.
+// GateInput runs the gate in a lane. Attempt 0 is the baseline: the lane
+// as cut, at the base commit, before any change.
 type GateInput struct {
 	RunID      string
+	Feature    string
 	Attempt    int
 	Repo       string
 	Lane       string

@@ -271,13 +271,17 @@ func drain(r io.Reader, buf *capBuffer, onLine func(string)) {
 					i := bytes.IndexByte(p, '\n')
 					if i < 0 {
 						line = append(line, p...)
-						for len(line) >= maxLine {
+						for len(line) > maxLine {
 							onLine(strings.ToValidUTF8(string(line[:maxLine]), "\uFFFD"))
 							line = append(line[:0], line[maxLine:]...)
 						}
 						break
 					}
 					line = append(line, p[:i]...)
+					for len(line) > maxLine {
+						onLine(strings.ToValidUTF8(string(line[:maxLine]), "\uFFFD"))
+						line = append(line[:0], line[maxLine:]...)
+					}
 					onLine(strings.ToValidUTF8(string(bytes.TrimSuffix(line, []byte{'\r'})), "\uFFFD"))
 					line = line[:0]
 					p = p[i+1:]

@@ -45,6 +45,12 @@ func Evidence(a *Attempt) string {
 			fmt.Fprintf(&b, "\nGate output (tail):\n\n```\n%s\n```\n", clip(t, maxEvidence))
 		}
 	}
+	if len(a.Triggers) > 0 {
+		b.WriteString("- Signals computed from the artifacts:\n")
+		for _, t := range a.Triggers {
+			fmt.Fprintf(&b, "  - %s\n", t.Detail)
+		}
+	}
 	if au := a.Audit; au != nil && !au.Accepted() {
 		b.WriteString("- The auditor rejected the change")
 		if len(au.Findings) == 0 {

@@ -28,6 +28,7 @@ type Phase string
 const (
 	PhasePreflight Phase = "preflight"
 	PhaseLane      Phase = "preparing lane"
+	PhaseBaseline  Phase = "baseline gate"
 	PhaseWorking   Phase = "worker"
 	PhaseGate      Phase = "gate"
 	PhaseAudit     Phase = "auditor"
@@ -111,15 +112,31 @@ type Audit struct {
 // Accepted reports an accept verdict.
 func (a *Audit) Accepted() bool { return a != nil && a.Verdict == "accept" }
 
-// GateRun summarises one gate run in the lane.
+// GateRun summarises one gate run in the lane. Its receipt (the full record,
+// appended to the run's receipts.jsonl) is referenced by ReceiptID: the ID
+// travels through the workflow, never a verdict a model wrote.
 type GateRun struct {
-	Verdict    string   `json:"verdict"` // pass | fail | timeout | error
-	ExitCode   int      `json:"exit_code"`
-	DurationMS int64    `json:"duration_ms"`
-	Command    string   `json:"command"`
-	Tail       string   `json:"tail,omitempty"` // last lines of output, the evidence a next attempt gets
-	Failing    []string `json:"failing,omitempty"`
-	Note       string   `json:"note,omitempty"` // e.g. "gate script edited by the worker was restored"
+	ReceiptID    string   `json:"receipt_id,omitempty"`
+	Verdict      string   `json:"verdict"` // pass | fail | timeout | error
+	ExitCode     int      `json:"exit_code"`
+	DurationMS   int64    `json:"duration_ms"`
+	Command      string   `json:"command"`
+	Tail         string   `json:"tail,omitempty"` // last lines of output, the evidence a next attempt gets
+	Failing      []string `json:"failing,omitempty"`
+	FailingKnown bool     `json:"failing_known"`           // false: the output's format was not recognised
+	Snapshot     string   `json:"snapshot,omitempty"`      // commit object of the lane state that was gated
+	Tree         string   `json:"tree,omitempty"`          // its tree: equal trees are identical diffs
+	ChangedFiles []string `json:"changed_files,omitempty"` // against the base commit
+	ChangedLines int      `json:"changed_lines,omitempty"`
+	Note         string   `json:"note,omitempty"` // e.g. "gate script edited by the worker was restored"
+}
+
+// Trigger is an escalation signal computed from artifacts (receipts,
+// diffs), never from what a model said.
+type Trigger struct {
+	Kind     string   `json:"kind"`
+	Evidence []string `json:"evidence,omitempty"`
+	Detail   string   `json:"detail"`
 }
 
 // Passed is true only for an exit-0 gate.
@@ -136,6 +153,7 @@ type Attempt struct {
 	ProtocolError  string    `json:"protocol_error,omitempty"`
 	Gate           *GateRun  `json:"gate,omitempty"`
 	Audit          *Audit    `json:"audit,omitempty"`
+	Triggers       []Trigger `json:"triggers,omitempty"`
 	Outcome        Outcome   `json:"outcome"`
 	Usage          Usage     `json:"usage"`
 	StartedAt      time.Time `json:"started_at"`
@@ -162,6 +180,7 @@ type RunState struct {
 	ReasonKind  ReasonKind `json:"reason_kind,omitempty"`
 	Blocker     *Blocker   `json:"blocker,omitempty"`
 	Commit      string     `json:"commit,omitempty"`
+	Baseline    *GateRun   `json:"baseline,omitempty"` // the gate on the base commit, before any change
 	Attempts    []Attempt  `json:"attempts"`
 	Usage       Usage      `json:"usage"`
 	StartedAt   time.Time  `json:"started_at"`

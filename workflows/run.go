@@ -140,6 +140,19 @@ func (r *run) loop(ctx workflow.Context) (*horizon.RunState, error) {
 	}
 	st.Lane, st.LaneBranch = lane.Path, lane.Branch
 
+	// The baseline tells pre-existing failures from regressions. Runs
+	// started before it existed replay without it.
+	if workflow.GetVersion(ctx, changeBaselineGate, workflow.DefaultVersion, 1) >= 1 {
+		r.phase(ctx, horizon.PhaseBaseline)
+		var baseline horizon.GateRun
+		if err := r.exec(ctx, gateOptions(r.limits, "baseline gate · "+DefaultFeature), a.RunGate, activities.GateInput{
+			RunID: r.in.RunID, Feature: DefaultFeature, Attempt: 0, Repo: r.in.Repo, Lane: lane.Path, BaseCommit: r.in.BaseCommit, Timeout: r.limits.GateTimeout,
+		}, &baseline); err != nil {
+			return r.fail(ctx, err)
+		}
+		st.Baseline = &baseline
+	}
+
 	for n := 1; n <= st.MaxAttempts; n++ {
 		var prev *horizon.Attempt
 		if c := st.Current(); c != nil {
@@ -150,6 +163,9 @@ func (r *run) loop(ctx workflow.Context) (*horizon.RunState, error) {
 		done, err := r.attempt(ctx, n, lane, prev)
 		cur := st.Current()
 		cur.EndedAt = workflow.Now(ctx)
+		if err == nil {
+			cur.Triggers = triggers(DefaultFeature, st.Baseline, prev, cur)
+		}
 		st.Recount()
 		if err != nil {
 			return r.fail(ctx, err)
@@ -196,7 +212,7 @@ func (r *run) attempt(ctx workflow.Context, n int, lane activities.Lane, prev *h
 	r.phase(ctx, horizon.PhaseGate)
 	var gateRun horizon.GateRun
 	if err := r.exec(ctx, gateOptions(r.limits, fmt.Sprintf("gate · %s · attempt %d", DefaultFeature, n)), a.RunGate, activities.GateInput{
-		RunID: r.in.RunID, Attempt: n, Repo: r.in.Repo, Lane: lane.Path, BaseCommit: r.in.BaseCommit, Timeout: r.limits.GateTimeout,
+		RunID: r.in.RunID, Feature: DefaultFeature, Attempt: n, Repo: r.in.Repo, Lane: lane.Path, BaseCommit: r.in.BaseCommit, Timeout: r.limits.GateTimeout,
 	}, &gateRun); err != nil {
 		return false, err
 	}

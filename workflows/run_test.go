@@ -55,16 +55,21 @@ func (e *env) sessions(worker []activities.SessionOutput, auditor []activities.S
 func (e *env) gates(verdicts ...string) {
 	i := 0
 	e.OnActivity(a.RunGate, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, _ activities.GateInput) (horizon.GateRun, error) {
+		func(_ context.Context, in activities.GateInput) (horizon.GateRun, error) {
+			if in.Attempt == 0 {
+				return horizon.GateRun{Verdict: "fail", ExitCode: 1, Command: ".horizon/verify.sh", Failing: []string{"TestAdd"}, Tree: "base"}, nil
+			}
 			v := verdicts[i]
 			i++
 			code := 0
 			if v != "pass" {
 				code = 1
 			}
-			return horizon.GateRun{Verdict: v, ExitCode: code, Command: ".horizon/verify.sh", Tail: "FAIL add 2 3: want 5, got -1"}, nil
+			return horizon.GateRun{Verdict: v, ExitCode: code, Command: ".horizon/verify.sh", Tail: "FAIL add 2 3: want 5, got -1", Failing: failing[v], Tree: "tree-" + v}, nil
 		})
 }
+
+var failing = map[string][]string{"fail": {"TestAdd"}}
 
 var (
 	satisfied = activities.SessionOutput{SessionID: "ses_w", Report: &horizon.Report{Status: "satisfied", Summary: "fixed"}, Usage: horizon.Usage{Input: 100, Output: 10, Cost: 0.01}}
@@ -151,6 +156,7 @@ func TestBlockedReportStopsTheRun(t *testing.T) {
 	e := newEnv(t)
 	blocked := activities.SessionOutput{SessionID: "ses_b", Report: &horizon.Report{Status: "blocked", Blocker: &horizon.Blocker{Type: "missing_credential", Evidence: "STRIPE_KEY unset"}}}
 	e.sessions([]activities.SessionOutput{blocked}, nil)
+	e.gates() // the baseline only
 	e.ExecuteWorkflow(RunWorkflow, input())
 	s, err := result(t, e)
 	require.Error(t, err)
@@ -200,8 +206,12 @@ func TestStatusQueryAndDetails(t *testing.T) {
 	e.gates("pass")
 	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "def456"}, nil)
 	var mid *horizon.RunState
+	gates := 0
 	e.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
-		if info.ActivityType.Name != "RunGate" || mid != nil {
+		if info.ActivityType.Name != "RunGate" {
+			return
+		}
+		if gates++; gates != 2 { // the first is the baseline
 			return
 		}
 		v, err := e.QueryWorkflow(QueryStatus)
@@ -226,4 +236,29 @@ func outcomes(s *horizon.RunState) []horizon.Outcome {
 		out = append(out, at.Outcome)
 	}
 	return out
+}
+
+// Triggers come from receipts and snapshots only: two red gates with the
+// same failing set and the same tree fire gate_red_twice, same_failing_set
+// and identical_diff on the second attempt, and the third brief shows them.
+func TestTriggersFromArtifacts(t *testing.T) {
+	e := newEnv(t)
+	e.sessions([]activities.SessionOutput{satisfied, satisfied, satisfied}, nil)
+	e.gates("fail", "fail", "fail")
+	in := input()
+	e.ExecuteWorkflow(RunWorkflow, in)
+	s, err := result(t, e)
+	require.Error(t, err)
+	require.NotNil(t, s.Baseline)
+	require.Equal(t, []string{"TestAdd"}, s.Baseline.Failing)
+	require.Empty(t, s.Attempts[0].Triggers, "the first attempt has nothing to compare with but the baseline, where TestAdd already failed")
+	kinds := map[string]bool{}
+	for _, tr := range s.Attempts[1].Triggers {
+		kinds[tr.Kind] = true
+	}
+	require.True(t, kinds["gate_red_twice"], "%v", s.Attempts[1].Triggers)
+	require.True(t, kinds["same_failing_set"], "%v", s.Attempts[1].Triggers)
+	require.True(t, kinds["identical_diff"], "%v", s.Attempts[1].Triggers)
+	require.False(t, kinds["regression"], "TestAdd failed in the baseline already")
+	require.Contains(t, e.briefs[2], "Signals computed from the artifacts")
 }

@@ -25,3 +25,10 @@ const (
 	FailureRunBlocked = "RunBlocked"
 	FailureBadInput   = "RunBadInput"
 )
+
+// Change IDs for workflow.GetVersion: each marks a change to the commands a
+// workflow issues, so runs started by an older horizon replay unchanged.
+const (
+	// changeBaselineGate adds the baseline gate run before attempt 1.
+	changeBaselineGate = "baseline-gate"
+)

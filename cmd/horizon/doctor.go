@@ -26,7 +26,7 @@ var version = "dev"
 func (a *app) versionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print horizon's version",
+		Short: "Print horizon's version, its source revision and Go version",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			v := version

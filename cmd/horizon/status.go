@@ -115,7 +115,10 @@ func (a *app) listCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list [--json]",
 		Short: "List runs, newest first",
-		Args:  cobra.NoArgs,
+		Long: `List the engine's runs, newest first, with status (running, completed,
+failed, blocked, cancelled), attempts, cost and goal. --json prints an array
+of {run_id, status, goal, repo, branch, attempts, cost, started_at}.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			c, err := a.dial(ctx, false)

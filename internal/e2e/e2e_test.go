@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/horizon/horizon/gate"
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/demo"
 	"github.com/horizon/horizon/internal/fakemodel"
@@ -64,6 +65,24 @@ func TestStartFixesRepoThroughRejection(t *testing.T) {
 	require.Greater(t, s.Usage.Input, int64(0))
 	require.NotEqual(t, s.Attempts[0].WorkerSession, s.Attempts[1].WorkerSession)
 
+	// Receipts: the baseline names the failing test (parsed from the gate's
+	// TAP output), each gate run has a receipt in receipts.jsonl, and the
+	// accepted attempt's snapshot holds exactly the two changed files.
+	require.NotNil(t, s.Baseline)
+	require.Equal(t, "fail", s.Baseline.Verdict)
+	require.Equal(t, []string{"add 2 3"}, s.Baseline.Failing)
+	require.True(t, s.Baseline.FailingKnown)
+	require.Empty(t, s.Baseline.ChangedFiles)
+	require.ElementsMatch(t, []string{"add.sh", "tests/test_add.sh"}, s.Attempts[1].Gate.ChangedFiles)
+	receipts, err := gate.ReadReceipts(filepath.Join(w.home, "runs", id, "receipts.jsonl"))
+	require.NoError(t, err)
+	require.Len(t, receipts, 3, "baseline + one per gated attempt")
+	ids := map[string]bool{}
+	for _, r := range receipts {
+		ids[r.ID] = true
+	}
+	require.True(t, ids[s.Baseline.ReceiptID] && ids[s.Attempts[0].Gate.ReceiptID] && ids[s.Attempts[1].Gate.ReceiptID])
+
 	// The second worker conversation matched only because its brief
 	// carried the auditor's finding ("negative numbers").
 	rules := map[string]int{}
@@ -88,7 +107,7 @@ func TestStartFixesRepoThroughRejection(t *testing.T) {
 	require.Contains(t, git(t, repo, "show", "main:add.sh"), "$(( $1 - $2 ))")
 
 	// Artifacts and listing.
-	for _, f := range []string{"transcripts/f1-attempt-1-worker.md", "transcripts/f1-attempt-1-auditor.md", "gate/attempt-2.log"} {
+	for _, f := range []string{"transcripts/f1-attempt-1-worker.md", "transcripts/f1-attempt-1-auditor.md", "gate/f1-attempt-2.log", "gate/f1-baseline.log"} {
 		_, err := os.Stat(filepath.Join(w.home, "runs", id, f))
 		require.NoError(t, err, f)
 	}

@@ -1,0 +1,9 @@
+// Package calc is the code under test; this variant (pass) is copied over the
+// project by TestLiveEcosystems.
+package calc
+
+func Add(a, b int) int { return a + b }
+
+func Mul(a, b int) int { return a * b }
+
+func Sub(a, b int) int { return a - b }

@@ -1,0 +1,59 @@
+package daemon
+
+import (
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestLockIsExclusivePerHome(t *testing.T) {
+	p := Paths{Home: t.TempDir()}
+	_, running := Running(p)
+	require.False(t, running)
+
+	l, err := Acquire(p)
+	require.NoError(t, err)
+	pid, running := Running(p)
+	require.True(t, running)
+	require.Equal(t, os.Getpid(), pid)
+	b, err := os.ReadFile(p.PID())
+	require.NoError(t, err)
+	require.Equal(t, strconv.Itoa(os.Getpid()), strings.TrimSpace(string(b)))
+
+	_, err = Acquire(p)
+	var ar *AlreadyRunningError
+	require.True(t, errors.As(err, &ar), "%v", err)
+	require.Equal(t, os.Getpid(), ar.PID)
+	require.Contains(t, err.Error(), "horizon stop")
+
+	// Another home is independent.
+	other, err := Acquire(Paths{Home: t.TempDir()})
+	require.NoError(t, err)
+	other.Release()
+
+	require.NoError(t, WriteInfo(p, Info{PID: 1, Frontend: "127.0.0.1:1"}))
+	info, err := ReadInfo(p)
+	require.NoError(t, err)
+	require.Equal(t, "127.0.0.1:1", info.Frontend)
+
+	l.Release()
+	_, running = Running(p)
+	require.False(t, running)
+	_, err = os.Stat(p.PID())
+	require.True(t, os.IsNotExist(err), "pid file removed on release")
+	_, err = os.Stat(p.Info())
+	require.True(t, os.IsNotExist(err), "info file removed on release")
+
+	l2, err := Acquire(p)
+	require.NoError(t, err, "the lock is free again")
+	l2.Release()
+}
+
+func TestStopWithoutDaemon(t *testing.T) {
+	_, err := Stop(Paths{Home: t.TempDir()}, 0)
+	require.ErrorIs(t, err, ErrNotRunning)
+}
