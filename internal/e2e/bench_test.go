@@ -72,7 +72,16 @@ func TestBenchFigures(t *testing.T) {
 		fmt.Printf("BENCH %s whole run (2 attempts, 4 sessions, 2 gates): %d ms\n", label, total.Milliseconds())
 		fmt.Printf("BENCH %s peak RSS during run: daemon %d MiB, opencode %d MiB\n", label, peakD/1024, peakO/1024)
 	}
-	run("cold")
+	t0 := time.Now()
+	out, code := w.run(context.Background(), "resume")
+	require.Equal(t, 0, code, out)
+	fmt.Printf("BENCH daemon start (engine + worker, `horizon resume`): %d ms\n", time.Since(t0).Milliseconds())
+	time.Sleep(2 * time.Second)
+	dpid, err := readPID(w.home)
+	require.NoError(t, err)
+	fmt.Printf("BENCH daemon RSS at rest before any run (engine + worker + Web UI): %d MiB\n", rssKB(dpid)/1024)
+
+	run("first run (OpenCode starts)")
 	pid, err := readPID(w.home)
 	require.NoError(t, err)
 	time.Sleep(3 * time.Second) // let the run's garbage settle before "at rest"
@@ -105,14 +114,32 @@ func rssKB(pid int) int64 {
 	return 0
 }
 
+// children scans /proc for processes whose parent is pid (a Go program
+// starts children from any of its threads, so the per-thread children
+// lists are not enough).
 func children(pid int) []int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
 	}
 	var out []int
-	for _, f := range strings.Fields(string(b)) {
-		if n, err := strconv.Atoi(f); err == nil {
+	for _, e := range ents {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", n))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so split after ")".
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) >= 2 && f[1] == strconv.Itoa(pid) {
 			out = append(out, n)
 		}
 	}

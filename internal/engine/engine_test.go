@@ -24,11 +24,13 @@ func freePortT(tb testing.TB) int {
 }
 
 func start(tb testing.TB, dir string, untuned bool) (*Embedded, client.Client) {
+	return startWith(tb, Options{DBPath: filepath.Join(dir, "temporal.db"), Untuned: untuned})
+}
+
+func startWith(tb testing.TB, o Options) (*Embedded, client.Client) {
 	tb.Helper()
-	e, err := StartEmbedded(Options{
-		DBPath: filepath.Join(dir, "temporal.db"), Port: freePortT(tb), UIPort: freePortT(tb),
-		Namespace: "default", Retention: 30 * 24 * time.Hour, Logger: zerolog.Nop(), Untuned: untuned,
-	})
+	o.Port, o.UIPort, o.Namespace, o.Retention, o.Logger = freePortT(tb), freePortT(tb), "default", 30*24*time.Hour, zerolog.Nop()
+	e, err := StartEmbedded(o)
 	require.NoError(tb, err)
 	c, err := client.Dial(client.Options{HostPort: e.FrontendAddress(), Logger: quiet{}})
 	require.NoError(tb, err)
@@ -117,14 +119,21 @@ func TestEmbeddedRestartKeepsState(t *testing.T) {
 
 // BenchmarkSequentialActivity reports the engine's cost per activity when a
 // workflow runs activities back to back (what a run does): the tuned
-// configuration horizon uses and the server's stock one.
+// configuration horizon uses (synchronous=FULL), the same with
+// synchronous=NORMAL, and the server's stock configuration.
 func BenchmarkSequentialActivity(b *testing.B) {
 	for _, tc := range []struct {
-		name    string
-		untuned bool
-	}{{"tuned", false}, {"stock", true}} {
+		name string
+		o    Options
+	}{
+		{"tuned", Options{}},
+		{"tuned-normal", Options{Synchronous: "NORMAL"}},
+		{"stock", Options{Untuned: true}},
+	} {
 		b.Run(tc.name, func(b *testing.B) {
-			e, c := start(b, b.TempDir(), tc.untuned)
+			o := tc.o
+			o.DBPath = filepath.Join(b.TempDir(), "temporal.db")
+			e, c := startWith(b, o)
 			defer e.Stop()
 			defer c.Close()
 			w := newWorker(b, c, "bench")
