@@ -23,6 +23,8 @@ import (
 type Sessions interface {
 	RunSession(ctx context.Context, req agent.SessionRequest, onProgress func(agent.Progress)) (agent.SessionResult, error)
 	ValidateModel(ctx context.Context, dir, model string) error
+	// Models lists the provider/model IDs OpenCode can use from dir.
+	Models(ctx context.Context, dir string) ([]string, error)
 }
 
 // Activities holds what activities need. One value is registered per worker.

@@ -9,9 +9,11 @@ import (
 	"strings"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/horizon/horizon/gate"
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/ladder"
 )
 
 // Preflight checks, before anything is paid for, that the run can work: the
@@ -24,10 +26,52 @@ func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (Prefligh
 	if err != nil {
 		return PreflightOutput{}, err
 	}
-	if err := a.Sessions.ValidateModel(ctx, in.Repo, in.Model); err != nil {
-		return PreflightOutput{}, classifySessionError(err)
+	out := PreflightOutput{Gate: g, Models: map[string]string{}, Why: map[string]string{}}
+	if in.Model != "" {
+		if err := a.Sessions.ValidateModel(ctx, in.Repo, in.Model); err != nil {
+			return PreflightOutput{}, classifySessionError(err)
+		}
+		for _, role := range Roles {
+			out.Models[role], out.Why[role] = in.Model, "forced by --model (or models.default)"
+		}
+		return out, nil
 	}
-	return PreflightOutput{Gate: g}, nil
+	lb, err := LoadLeaderboard(in.ModelsFile)
+	if err != nil {
+		return PreflightOutput{}, badInput("%v", err)
+	}
+	connected, err := a.Sessions.Models(ctx, in.Repo)
+	if err != nil {
+		return PreflightOutput{}, fmt.Errorf("preflight: models OpenCode can use: %w", err)
+	}
+	for _, role := range Roles {
+		c, err := lb.Resolve(role, connected)
+		if err != nil {
+			return PreflightOutput{}, temporal.NewNonRetryableApplicationError(
+				fmt.Sprintf("role %s: %v (pass --model PROVIDER/MODEL to use one model for every role)", role, err), ErrTypeUnknownModel, nil)
+		}
+		out.Models[role], out.Why[role] = c.Route, c.Why
+	}
+	return out, nil
+}
+
+// Roles are the agent roles a run needs a model for.
+var Roles = []string{"worker", "auditor"}
+
+// LoadLeaderboard reads a leaderboard file, or returns the bundled one for "".
+func LoadLeaderboard(path string) (*ladder.Leaderboard, error) {
+	if path == "" {
+		return ladder.Bundled(), nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("models.file %s: %w", path, err)
+	}
+	lb, err := ladder.ParseLeaderboard(b)
+	if err != nil {
+		return nil, fmt.Errorf("models.file %s: %w", path, err)
+	}
+	return lb, nil
 }
 
 // GateInCommit finds the gate as it is in the base commit, the version the

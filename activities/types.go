@@ -19,12 +19,18 @@ type PreflightInput struct {
 	RunID      string
 	Repo       string
 	BaseCommit string
+	// Model, when set, serves every role; otherwise each role gets the
+	// best-ranked connected model of the leaderboard (ModelsFile, or the
+	// bundled one).
 	Model      string
+	ModelsFile string
 }
 
 // PreflightOutput tells what the run will use.
 type PreflightOutput struct {
-	Gate string // how the gate was found, e.g. ".horizon/verify.sh"
+	Gate   string            // how the gate was found, e.g. ".horizon/verify.sh"
+	Models map[string]string // role (worker, auditor) → provider/model
+	Why    map[string]string // role → why that model
 }
 
 // LaneInput names one feature's lane.

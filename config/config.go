@@ -64,8 +64,11 @@ type Engine struct {
 
 // Models chooses language models.
 type Models struct {
-	// Default is the provider/model used for every role when --model is not given.
+	// Default, when set, is the provider/model for every role (like --model).
+	// Empty: each role gets the best-ranked connected model of the leaderboard.
 	Default string `mapstructure:"default"`
+	// File is a leaderboard (zilX models.json format) replacing the bundled one.
+	File string `mapstructure:"file"`
 }
 
 // Agent configures the agent runtime (OpenCode).

@@ -54,6 +54,7 @@ func defaults() map[string]any {
 		"engine.sqlite_synchronous": "FULL",
 		"engine.retention_days":     30,
 		"models.default":            "",
+		"models.file":               "",
 		"agent.opencode_bin":        "",
 		"agent.opencode_config":     "",
 		"agent.session_timeout":     "45m",

@@ -163,28 +163,29 @@ type Attempt struct {
 // RunState is the whole observable state of a run, returned by the status
 // query and carried in the workflow's result or failure details.
 type RunState struct {
-	RunID       string     `json:"run_id"`
-	Goal        string     `json:"goal"`
-	Repo        string     `json:"repo"`
-	BaseRef     string     `json:"base_ref,omitempty"`
-	BaseCommit  string     `json:"base_commit"`
-	Branch      string     `json:"branch"`
-	Feature     string     `json:"feature"`
-	LaneBranch  string     `json:"lane_branch,omitempty"`
-	Lane        string     `json:"lane,omitempty"`
-	Model       string     `json:"model"`
-	MaxAttempts int        `json:"max_attempts"`
-	Status      Status     `json:"status"`
-	Phase       Phase      `json:"phase"`
-	Reason      string     `json:"reason,omitempty"`
-	ReasonKind  ReasonKind `json:"reason_kind,omitempty"`
-	Blocker     *Blocker   `json:"blocker,omitempty"`
-	Commit      string     `json:"commit,omitempty"`
-	Baseline    *GateRun   `json:"baseline,omitempty"` // the gate on the base commit, before any change
-	Attempts    []Attempt  `json:"attempts"`
-	Usage       Usage      `json:"usage"`
-	StartedAt   time.Time  `json:"started_at"`
-	UpdatedAt   time.Time  `json:"updated_at"`
+	RunID       string            `json:"run_id"`
+	Goal        string            `json:"goal"`
+	Repo        string            `json:"repo"`
+	BaseRef     string            `json:"base_ref,omitempty"`
+	BaseCommit  string            `json:"base_commit"`
+	Branch      string            `json:"branch"`
+	Feature     string            `json:"feature"`
+	LaneBranch  string            `json:"lane_branch,omitempty"`
+	Lane        string            `json:"lane,omitempty"`
+	Model       string            `json:"model"`            // the worker's
+	Models      map[string]string `json:"models,omitempty"` // role → provider/model
+	MaxAttempts int               `json:"max_attempts"`
+	Status      Status            `json:"status"`
+	Phase       Phase             `json:"phase"`
+	Reason      string            `json:"reason,omitempty"`
+	ReasonKind  ReasonKind        `json:"reason_kind,omitempty"`
+	Blocker     *Blocker          `json:"blocker,omitempty"`
+	Commit      string            `json:"commit,omitempty"`
+	Baseline    *GateRun          `json:"baseline,omitempty"` // the gate on the base commit, before any change
+	Attempts    []Attempt         `json:"attempts"`
+	Usage       Usage             `json:"usage"`
+	StartedAt   time.Time         `json:"started_at"`
+	UpdatedAt   time.Time         `json:"updated_at"`
 }
 
 // Current returns the attempt in progress or last finished, or nil.

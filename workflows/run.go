@@ -15,12 +15,15 @@ import (
 // RunInput starts a run. Limits are captured here, at start, so that a
 // configuration change on the daemon does not alter a run in flight.
 type RunInput struct {
-	RunID       string
-	Goal        string
-	Repo        string
-	BaseRef     string
-	BaseCommit  string
+	RunID      string
+	Goal       string
+	Repo       string
+	BaseRef    string
+	BaseCommit string
+	// Model, when set, serves every role; otherwise Preflight resolves
+	// each role from the leaderboard (ModelsFile, or the bundled one).
 	Model       string
+	ModelsFile  string
 	MaxAttempts int
 	Limits      Limits
 }
@@ -119,17 +122,24 @@ type run struct {
 	in     RunInput
 	limits Limits
 	state  horizon.RunState
+	models map[string]string // role → provider/model, from preflight
 }
 
 var a *activities.Activities
 
 func (r *run) loop(ctx workflow.Context) (*horizon.RunState, error) {
 	st := &r.state
-	if err := r.exec(ctx, gitOptions("preflight: repo, gate, model"), a.Preflight, activities.PreflightInput{
-		RunID: r.in.RunID, Repo: r.in.Repo, BaseCommit: r.in.BaseCommit, Model: r.in.Model,
-	}, nil); err != nil {
+	var pre activities.PreflightOutput
+	if err := r.exec(ctx, gitOptions("preflight: repo, gate, models"), a.Preflight, activities.PreflightInput{
+		RunID: r.in.RunID, Repo: r.in.Repo, BaseCommit: r.in.BaseCommit, Model: r.in.Model, ModelsFile: r.in.ModelsFile,
+	}, &pre); err != nil {
 		return r.fail(ctx, err)
 	}
+	r.models = pre.Models
+	if r.models == nil { // a history from before role resolution
+		r.models = map[string]string{"worker": r.in.Model, "auditor": r.in.Model}
+	}
+	st.Models, st.Model = r.models, r.models["worker"]
 
 	r.phase(ctx, horizon.PhaseLane)
 	var lane activities.Lane
@@ -159,7 +169,7 @@ func (r *run) loop(ctx workflow.Context) (*horizon.RunState, error) {
 			p := *c
 			prev = &p
 		}
-		st.Attempts = append(st.Attempts, horizon.Attempt{N: n, Model: r.in.Model, Outcome: horizon.OutcomeRunning, StartedAt: workflow.Now(ctx)})
+		st.Attempts = append(st.Attempts, horizon.Attempt{N: n, Model: r.models["worker"], Outcome: horizon.OutcomeRunning, StartedAt: workflow.Now(ctx)})
 		done, err := r.attempt(ctx, n, lane, prev)
 		cur := st.Current()
 		cur.EndedAt = workflow.Now(ctx)
@@ -190,7 +200,7 @@ func (r *run) attempt(ctx workflow.Context, n int, lane activities.Lane, prev *h
 	var work activities.SessionOutput
 	err := r.exec(ctx, sessionOptions(r.limits, fmt.Sprintf("worker · %s · attempt %d", DefaultFeature, n)), a.AgentSession, activities.SessionInput{
 		RunID: r.in.RunID, Feature: DefaultFeature, Attempt: n, Role: "worker", Lane: lane.Path, BaseCommit: r.in.BaseCommit,
-		Model: r.in.Model, Prompt: horizon.WorkerBrief(r.in.Goal, n, st.MaxAttempts, prev),
+		Model: r.models["worker"], Prompt: horizon.WorkerBrief(r.in.Goal, n, st.MaxAttempts, prev),
 	}, &work)
 	if err != nil {
 		return false, err
@@ -227,7 +237,7 @@ func (r *run) attempt(ctx workflow.Context, n int, lane activities.Lane, prev *h
 	var audit activities.SessionOutput
 	if err := r.exec(ctx, sessionOptions(r.limits, fmt.Sprintf("auditor · %s · attempt %d", DefaultFeature, n)), a.AgentSession, activities.SessionInput{
 		RunID: r.in.RunID, Feature: DefaultFeature, Attempt: n, Role: "auditor", Lane: lane.Path, BaseCommit: r.in.BaseCommit,
-		Model: r.in.Model, Prompt: horizon.AuditBrief(r.in.Goal, n, &gateRun, horizon.DiffPlaceholder),
+		Model: r.models["auditor"], Prompt: horizon.AuditBrief(r.in.Goal, n, &gateRun, horizon.DiffPlaceholder),
 	}, &audit); err != nil {
 		return false, err
 	}

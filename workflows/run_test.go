@@ -262,3 +262,33 @@ func TestTriggersFromArtifacts(t *testing.T) {
 	require.False(t, kinds["regression"], "TestAdd failed in the baseline already")
 	require.Contains(t, e.briefs[2], "Signals computed from the artifacts")
 }
+
+// Each role uses the model preflight resolved for it.
+func TestRolesGetTheirModels(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	e := &env{TestWorkflowEnvironment: s.NewTestWorkflowEnvironment()}
+	e.RegisterWorkflow(RunWorkflow)
+	e.RegisterActivity(&activities.Activities{})
+	e.OnActivity(a.Preflight, mock.Anything, mock.Anything).Return(activities.PreflightOutput{
+		Gate: ".horizon/verify.sh", Models: map[string]string{"worker": "p/coder", "auditor": "p/reviewer"},
+	}, nil)
+	e.OnActivity(a.PrepareLane, mock.Anything, mock.Anything).Return(activities.Lane{Path: "/lane"}, nil)
+	used := map[string]string{}
+	e.OnActivity(a.AgentSession, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.SessionInput) (activities.SessionOutput, error) {
+		used[in.Role] = in.Model
+		if in.Role == "auditor" {
+			return accept, nil
+		}
+		return satisfied, nil
+	})
+	e.gates("pass")
+	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "c"}, nil)
+	in := input()
+	in.Model = ""
+	e.ExecuteWorkflow(RunWorkflow, in)
+	st, err := result(t, e)
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"worker": "p/coder", "auditor": "p/reviewer"}, used)
+	require.Equal(t, "p/coder", st.Model)
+	require.Equal(t, "p/coder", st.Attempts[0].Model)
+}

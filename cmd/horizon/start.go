@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -50,8 +51,13 @@ Ctrl-C stops following, not the run: ` + "`horizon status`" + ` picks it up agai
 
 The gate is .horizon/verify.sh (or .zecor/verify.sh, .fleet/verify.sh), else
 a detected go test / pytest / npm test / cargo test. It must exist in the
-committed HEAD. The model is any provider/model your OpenCode configuration
-knows (` + "`horizon doctor`" + ` lists them); set models.default to skip --model.
+committed HEAD.
+
+Models: without --model, each role (worker, auditor) gets the best-ranked
+model of the leaderboard that your OpenCode configuration can reach
+(` + "`horizon models`" + ` shows the choice and why; models.file replaces the bundled
+leaderboard). --model PROVIDER/MODEL (or models.default) uses one model for
+every role.
 
 Exit: 0 accepted, 1 failed/blocked/cancelled, 2 bad input, 3 environment, 130 Ctrl-C.`,
 		Example: `  horizon start --model anthropic/claude-sonnet-4-5 "Make TestParseDate pass without changing the test"
@@ -69,7 +75,7 @@ Exit: 0 accepted, 1 failed/blocked/cancelled, 2 bad input, 3 environment, 130 Ct
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.model, "model", "m", "", "provider/model for every role (default: models.default)")
+	f.StringVarP(&o.model, "model", "m", "", "provider/model for every role (default: models.default, else the leaderboard per role)")
 	f.IntVar(&o.maxAttempts, "max-attempts", 3, "attempts before the run gives up")
 	f.BoolVarP(&o.detach, "detach", "d", false, "print the run ID and return instead of following")
 	f.BoolVar(&o.allowDirty, "allow-dirty", false, "start from HEAD even if the work tree has uncommitted changes")
@@ -96,11 +102,12 @@ func (a *app) prepare(ctx context.Context, goal string) (preparedRun, error) {
 			return preparedRun{}, err
 		}
 	}
-	if cfg.Models.Default == "" {
-		return preparedRun{}, usagef("no model: pass --model PROVIDER/MODEL or set models.default (HORIZON_MODELS_DEFAULT); `horizon doctor` lists the models OpenCode knows")
-	}
-	if err := config.ValidateModelName(cfg.Models.Default); err != nil {
-		return preparedRun{}, usagef("--model: %v", err)
+	if cfg.Models.Default != "" {
+		if err := config.ValidateModelName(cfg.Models.Default); err != nil {
+			return preparedRun{}, usagef("--model: %v", err)
+		}
+	} else if _, err := activities.LoadLeaderboard(cfg.Models.File); err != nil {
+		return preparedRun{}, usageError{err}
 	}
 	if _, err := activities.GateInCommit(ctx, info.Root, info.Head); err != nil {
 		return preparedRun{}, usageError{err}
@@ -119,6 +126,7 @@ func (a *app) prepare(ctx context.Context, goal string) (preparedRun, error) {
 		BaseRef:     info.Ref,
 		BaseCommit:  info.Head,
 		Model:       cfg.Models.Default,
+		ModelsFile:  absPath(cfg.Models.File),
 		MaxAttempts: cfg.Run.MaxAttempts,
 		Limits: workflows.Limits{
 			SessionTimeout:   cfg.Agent.SessionTimeout,
@@ -126,6 +134,16 @@ func (a *app) prepare(ctx context.Context, goal string) (preparedRun, error) {
 			GateTimeout:      cfg.Gate.Timeout,
 		},
 	}}, nil
+}
+
+func absPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
 }
 
 func newRunID() string {

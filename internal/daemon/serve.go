@@ -216,6 +216,14 @@ func (l *lazySessions) ValidateModel(ctx context.Context, dir, model string) err
 	return s.ValidateModel(ctx, dir, model)
 }
 
+func (l *lazySessions) Models(ctx context.Context, dir string) ([]string, error) {
+	s, err := l.server(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Models(ctx, dir)
+}
+
 // Close stops OpenCode if it was started.
 func (l *lazySessions) Close() {
 	l.mu.Lock()

@@ -40,7 +40,7 @@ func TestBadInputBeforeStart(t *testing.T) {
 		{"not a git repo", nil, []string{"start", "--repo", noGit, "--model", demo.Model, goal}, 2, []string{"not a git repository", "git init"}},
 		{"no gate", nil, []string{"start", "--repo", noGate, "--model", demo.Model, goal}, 2, []string{"no gate", ".horizon/verify.sh"}},
 		{"dirty repo", nil, []string{"start", "--repo", dirty, "--model", demo.Model, goal}, 2, []string{"uncommitted changes", "add.sh", "--allow-dirty"}},
-		{"no model", nil, []string{"start", "--repo", repoDir, goal}, 2, []string{"no model", "--model"}},
+		{"leaderboard missing", []string{"HORIZON_MODELS_FILE=/nonexistent/models.json"}, []string{"start", "--repo", repoDir, goal}, 2, []string{"models.file /nonexistent/models.json"}},
 		{"malformed model", nil, []string{"start", "--repo", repoDir, "--model", "gpt4", goal}, 2, []string{"PROVIDER/MODEL"}},
 		{"no goal", nil, []string{"start", "--repo", repoDir}, 2, []string{"needs a goal"}},
 		{"unknown flag", nil, []string{"start", "--frobnicate", goal}, 2, []string{"frobnicate"}},

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/horizon/horizon/activities"
+	"github.com/horizon/horizon/internal/tools"
+	"github.com/horizon/horizon/ladder"
+)
+
+type modelsReport struct {
+	Leaderboard string                   `json:"leaderboard"`
+	Forced      string                   `json:"forced,omitempty"`
+	Connected   []string                 `json:"connected"`
+	Roles       map[string]ladder.Choice `json:"roles"`
+	Unavailable map[string]string        `json:"unavailable,omitempty"`
+}
+
+func (a *app) modelsCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "models [--repo DIR] [--json]",
+		Short: "Show which model each role gets, and why",
+		Long: `Show, for each role (lead, quick, build, explore, analyze, research; a run's
+worker uses build, its auditor analyze), the model horizon would choose: the
+lowest-ranked entry of the leaderboard with a route your OpenCode
+configuration can reach from the repository. There is no cross-role
+fallback: a role without a reachable model is listed as unavailable.
+
+The leaderboard is bundled (zilX models.json format); models.file replaces
+it. --model or models.default overrides every role.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			lb, err := activities.LoadLeaderboard(a.cfg.Models.File)
+			if err != nil {
+				return usageError{err}
+			}
+			bin, err := tools.Find(tools.OpenCode, a.cfg.Agent.OpenCodeBin, "agent.opencode_bin (HORIZON_AGENT_OPENCODE_BIN)")
+			if err != nil {
+				return err
+			}
+			connected, err := connectedModels(cmd.Context(), bin, a.repoDir, a.cfg.Agent.OpenCodeConfig)
+			if err != nil {
+				return exitErr{code: ExitEnvironment, msg: err.Error()}
+			}
+			rep := modelsReport{Leaderboard: "bundled", Forced: a.cfg.Models.Default, Connected: connected, Unavailable: map[string]string{}}
+			if a.cfg.Models.File != "" {
+				rep.Leaderboard = a.cfg.Models.File
+			}
+			rep.Roles, err = lb.ResolveAll(connected)
+			for _, e := range unwrapAll(err) {
+				var nm *ladder.NoModelError
+				if errors.As(e, &nm) {
+					rep.Unavailable[nm.Role] = e.Error()
+				}
+			}
+			if asJSON {
+				return json.NewEncoder(a.out).Encode(rep)
+			}
+			fmt.Fprintf(a.out, "leaderboard %s · %d models reachable through OpenCode\n", rep.Leaderboard, len(connected))
+			if rep.Forced != "" {
+				fmt.Fprintf(a.out, "models.default / --model %s overrides every role\n", rep.Forced)
+			}
+			tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "ROLE\tMODEL\tRANK\tCOST\tWHY")
+			for _, role := range ladder.Roles() {
+				if c, ok := rep.Roles[role]; ok {
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", role, c.Route, c.Rank, c.CostClass, c.Why)
+				} else {
+					fmt.Fprintf(tw, "%s\t–\t\t\t%s\n", role, rep.Unavailable[role])
+				}
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print {leaderboard, forced, connected, roles: {role: {model, route, rank, cost_class, why}}, unavailable}")
+	return cmd
+}
+
+func unwrapAll(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
