@@ -26,19 +26,20 @@ func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (Prefligh
 	if err != nil {
 		return PreflightOutput{}, err
 	}
-	out := PreflightOutput{Gate: g, Models: map[string]string{}, Why: map[string]string{}}
+	out := PreflightOutput{Gate: g, Models: map[string]string{}, Why: map[string]string{}, Paid: map[string]bool{}}
+	lb, err := LoadLeaderboard(in.ModelsFile)
+	if err != nil {
+		return PreflightOutput{}, badInput("%v", err)
+	}
 	if in.Model != "" {
 		if err := a.Sessions.ValidateModel(ctx, in.Repo, in.Model); err != nil {
 			return PreflightOutput{}, classifySessionError(err)
 		}
 		for _, role := range Roles {
 			out.Models[role], out.Why[role] = in.Model, "forced by --model (or models.default)"
+			out.Paid[role] = Paid(lb, in.Model)
 		}
 		return out, nil
-	}
-	lb, err := LoadLeaderboard(in.ModelsFile)
-	if err != nil {
-		return PreflightOutput{}, badInput("%v", err)
 	}
 	connected, err := a.Sessions.Models(ctx, in.Repo)
 	if err != nil {
@@ -51,8 +52,24 @@ func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (Prefligh
 				fmt.Sprintf("role %s: %v (pass --model PROVIDER/MODEL to use one model for every role)", role, err), ErrTypeUnknownModel, nil)
 		}
 		out.Models[role], out.Why[role] = c.Route, c.Why
+		out.Paid[role] = Paid(lb, c.Route)
 	}
 	return out, nil
+}
+
+// Paid reports whether a provider/model route costs money per call: its
+// leaderboard cost class is neither local nor free. A route the
+// leaderboard does not know counts as paid: the one-paid-call limit must
+// not be escaped by an unknown name.
+func Paid(lb *ladder.Leaderboard, route string) bool {
+	for _, m := range lb.Models {
+		for _, r := range m.Routes {
+			if r == route {
+				return m.Capabilities.Cost != "local" && m.Capabilities.Cost != "free"
+			}
+		}
+	}
+	return true
 }
 
 // Roles are the agent roles a run needs a model for.

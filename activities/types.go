@@ -31,6 +31,9 @@ type PreflightOutput struct {
 	Gate   string            // how the gate was found, e.g. ".horizon/verify.sh"
 	Models map[string]string // role (worker, auditor) → provider/model
 	Why    map[string]string // role → why that model
+	// Paid marks roles whose model is metered: their sessions run on the
+	// paid task queue, one at a time across all runs.
+	Paid map[string]bool
 }
 
 // LaneInput names one feature's lane.

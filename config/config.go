@@ -25,7 +25,29 @@ type Config struct {
 	Run      Run      `mapstructure:"run"`
 	Gate     Gate     `mapstructure:"gate"`
 	Log      Log      `mapstructure:"log"`
+	Worker   Worker   `mapstructure:"worker"`
+	Spend    Spend    `mapstructure:"spend"`
 }
+
+// Spend bounds what a run may cost.
+type Spend struct {
+	// Ceiling is the most a run may spend, in USD, as OpenCode reports
+	// costs; 0 means no ceiling. At it the run pauses until it is raised
+	// (`horizon set-ceiling RUN USD`).
+	Ceiling float64 `mapstructure:"ceiling"`
+}
+
+// Worker configures the Temporal worker of a daemon.
+type Worker struct {
+	// PaidPoller makes this process poll the paid task queue, whose worker
+	// runs one activity at a time. With several worker processes on one
+	// engine, set it on exactly one of them: a single poller is what makes
+	// "one paid call at a time" hold across all of them.
+	PaidPoller bool `mapstructure:"paid_poller"`
+}
+
+// PaidQueue is the task queue of metered agent sessions.
+func (c *Config) PaidQueue() string { return c.Temporal.TaskQueue + "-paid" }
 
 // Temporal says where the engine is. An empty Address means the embedded
 // engine on 127.0.0.1:Port, run by `horizon server`.

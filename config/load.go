@@ -64,6 +64,8 @@ func defaults() map[string]any {
 		"gate.timeout":              "10m",
 		"gate.allow_env":            []string{},
 		"log.level":                 "info",
+		"worker.paid_poller":        true,
+		"spend.ceiling":             0.0,
 	}
 }
 
@@ -333,6 +335,9 @@ func (c *Config) validate(src *sources) error {
 	positive("agent.session_timeout", c.Agent.SessionTimeout)
 	positive("agent.heartbeat_timeout", c.Agent.HeartbeatTimeout)
 	positive("gate.timeout", c.Gate.Timeout)
+	if c.Spend.Ceiling < 0 {
+		bad("spend.ceiling", "%g: must be 0 (no ceiling) or a positive amount in USD", c.Spend.Ceiling)
+	}
 	if c.Run.MaxAttempts < 1 {
 		bad("run.max_attempts", "%d: must be at least 1", c.Run.MaxAttempts)
 	}

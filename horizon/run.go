@@ -34,6 +34,7 @@ const (
 	PhaseAudit     Phase = "auditor"
 	PhaseCommit    Phase = "committing"
 	PhaseDone      Phase = "done"
+	PhasePaused    Phase = "paused"
 )
 
 // ReasonKind classifies why a run ended other than completed.
@@ -184,6 +185,7 @@ type RunState struct {
 	Baseline    *GateRun          `json:"baseline,omitempty"` // the gate on the base commit, before any change
 	Attempts    []Attempt         `json:"attempts"`
 	Usage       Usage             `json:"usage"`
+	Ceiling     float64           `json:"ceiling,omitempty"` // spend ceiling in USD, 0: none
 	StartedAt   time.Time         `json:"started_at"`
 	UpdatedAt   time.Time         `json:"updated_at"`
 }

@@ -26,6 +26,12 @@ type RunInput struct {
 	ModelsFile  string
 	MaxAttempts int
 	Limits      Limits
+	// Ceiling is the run's spend ceiling in USD (0: none).
+	Ceiling float64
+	// PaidQueue is the task queue of metered agent sessions; its pollers
+	// run one activity at a time, so across all runs only one paid call is
+	// in flight. Empty: sessions use the run's own queue.
+	PaidQueue string
 }
 
 // Limits bound the run's activities.
@@ -52,8 +58,9 @@ func (l Limits) withDefaults() Limits {
 // after a crash the retry continues that session. Bad input is never
 // retried. Gate runs retry only on infrastructure errors (a red gate is a
 // result, not an error).
-func sessionOptions(l Limits, summary string) workflow.ActivityOptions {
+func sessionOptions(l Limits, summary, queue string) workflow.ActivityOptions {
 	return workflow.ActivityOptions{
+		TaskQueue:           queue,
 		StartToCloseTimeout: l.SessionTimeout,
 		HeartbeatTimeout:    l.HeartbeatTimeout,
 		WaitForCancellation: true, // let the activity abort the OpenCode session
@@ -111,8 +118,27 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (*horizon.RunState, error) {
 	if r.state.MaxAttempts < 1 {
 		r.state.MaxAttempts = 1
 	}
+	r.state.Ceiling = in.Ceiling
 	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (*horizon.RunState, error) { return &r.state, nil }); err != nil {
 		return nil, fmt.Errorf("register status query: %w", err)
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateSetCeiling,
+		func(ctx workflow.Context, usd float64) (*horizon.RunState, error) {
+			r.state.Ceiling = usd
+			r.publish(ctx)
+			return &r.state, nil
+		},
+		workflow.UpdateHandlerOptions{Validator: func(usd float64) error {
+			if usd < 0 {
+				return fmt.Errorf("ceiling %g: must be 0 (none) or positive", usd)
+			}
+			if usd != 0 && usd <= r.state.Usage.Cost {
+				return fmt.Errorf("ceiling $%.4f is not above what the run has spent ($%.4f)", usd, r.state.Usage.Cost)
+			}
+			return nil
+		}},
+	); err != nil {
+		return nil, fmt.Errorf("register set-ceiling update: %w", err)
 	}
 	r.publish(ctx)
 	return r.loop(ctx)
@@ -123,6 +149,16 @@ type run struct {
 	limits Limits
 	state  horizon.RunState
 	models map[string]string // role → provider/model, from preflight
+	paid   map[string]bool   // role → its model is metered
+}
+
+// queue is the task queue for a role's sessions: the paid queue for
+// metered models, the run's own otherwise ("" means the workflow's queue).
+func (r *run) queue(role string) string {
+	if r.paid[role] && r.in.PaidQueue != "" {
+		return r.in.PaidQueue
+	}
+	return ""
 }
 
 var a *activities.Activities
@@ -140,6 +176,7 @@ func (r *run) loop(ctx workflow.Context) (*horizon.RunState, error) {
 		r.models = map[string]string{"worker": r.in.Model, "auditor": r.in.Model}
 	}
 	st.Models, st.Model = r.models, r.models["worker"]
+	r.paid = pre.Paid
 
 	r.phase(ctx, horizon.PhaseLane)
 	var lane activities.Lane
@@ -164,6 +201,9 @@ func (r *run) loop(ctx workflow.Context) (*horizon.RunState, error) {
 	}
 
 	for n := 1; n <= st.MaxAttempts; n++ {
+		if err := r.underCeiling(ctx); err != nil {
+			return r.fail(ctx, err)
+		}
 		var prev *horizon.Attempt
 		if c := st.Current(); c != nil {
 			p := *c
@@ -198,7 +238,7 @@ func (r *run) attempt(ctx workflow.Context, n int, lane activities.Lane, prev *h
 
 	r.phase(ctx, horizon.PhaseWorking)
 	var work activities.SessionOutput
-	err := r.exec(ctx, sessionOptions(r.limits, fmt.Sprintf("worker · %s · attempt %d", DefaultFeature, n)), a.AgentSession, activities.SessionInput{
+	err := r.exec(ctx, sessionOptions(r.limits, fmt.Sprintf("worker · %s · attempt %d", DefaultFeature, n), r.queue("worker")), a.AgentSession, activities.SessionInput{
 		RunID: r.in.RunID, Feature: DefaultFeature, Attempt: n, Role: "worker", Lane: lane.Path, BaseCommit: r.in.BaseCommit,
 		Model: r.models["worker"], Prompt: horizon.WorkerBrief(r.in.Goal, n, st.MaxAttempts, prev),
 	}, &work)
@@ -235,7 +275,7 @@ func (r *run) attempt(ctx workflow.Context, n int, lane activities.Lane, prev *h
 
 	r.phase(ctx, horizon.PhaseAudit)
 	var audit activities.SessionOutput
-	if err := r.exec(ctx, sessionOptions(r.limits, fmt.Sprintf("auditor · %s · attempt %d", DefaultFeature, n)), a.AgentSession, activities.SessionInput{
+	if err := r.exec(ctx, sessionOptions(r.limits, fmt.Sprintf("auditor · %s · attempt %d", DefaultFeature, n), r.queue("auditor")), a.AgentSession, activities.SessionInput{
 		RunID: r.in.RunID, Feature: DefaultFeature, Attempt: n, Role: "auditor", Lane: lane.Path, BaseCommit: r.in.BaseCommit,
 		Model: r.models["auditor"], Prompt: horizon.AuditBrief(r.in.Goal, n, &gateRun, horizon.DiffPlaceholder),
 	}, &audit); err != nil {
@@ -266,6 +306,27 @@ func (r *run) attempt(ctx workflow.Context, n int, lane activities.Lane, prev *h
 	c.Outcome = horizon.OutcomeAccepted
 	st.Commit = commit.Commit
 	return true, nil
+}
+
+// underCeiling pauses the run while its spend is at or over its ceiling,
+// until the set-ceiling update raises (or removes) it. Pausing is not
+// failing: the run keeps its place and costs nothing while it waits.
+func (r *run) underCeiling(ctx workflow.Context) error {
+	st := &r.state
+	over := func() bool { return st.Ceiling > 0 && st.Usage.Cost >= st.Ceiling }
+	if !over() {
+		return nil
+	}
+	phase := st.Phase
+	st.Phase = horizon.PhasePaused
+	st.Reason = fmt.Sprintf("spend ceiling $%.4f reached ($%.4f spent); raise it with `horizon set-ceiling %s USD`", st.Ceiling, st.Usage.Cost, st.RunID)
+	r.publish(ctx)
+	if err := workflow.Await(ctx, func() bool { return !over() }); err != nil {
+		return err
+	}
+	st.Phase, st.Reason = phase, ""
+	r.publish(ctx)
+	return nil
 }
 
 func (r *run) exec(ctx workflow.Context, opts workflow.ActivityOptions, fn, in, out any) error {

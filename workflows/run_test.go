@@ -292,3 +292,46 @@ func TestRolesGetTheirModels(t *testing.T) {
 	require.Equal(t, "p/coder", st.Model)
 	require.Equal(t, "p/coder", st.Attempts[0].Model)
 }
+
+// At its spend ceiling a run pauses (not fails) before the next attempt;
+// an update that does not raise the ceiling above the spend is rejected;
+// one that does lets the run go on.
+func TestSpendCeilingPausesUntilRaised(t *testing.T) {
+	e := newEnv(t)
+	e.sessions([]activities.SessionOutput{satisfied, satisfied}, []activities.SessionOutput{accept})
+	e.gates("fail", "pass")
+	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "c"}, nil)
+	in := input()
+	in.Ceiling = 0.005 // below one worker session's cost
+
+	var paused *horizon.RunState
+	var rejected error
+	e.RegisterDelayedCallback(func() {
+		v, err := e.QueryWorkflow(QueryStatus)
+		require.NoError(t, err)
+		var s horizon.RunState
+		require.NoError(t, v.Get(&s))
+		paused = &s
+		e.UpdateWorkflow(UpdateSetCeiling, "low", &testsuite.TestUpdateCallback{
+			OnReject: func(err error) { rejected = err },
+			OnAccept: func() { t.Error("a ceiling below the spend was accepted") },
+			OnComplete: func(any, error) {},
+		}, 0.008)
+		e.UpdateWorkflow(UpdateSetCeiling, "raise", &testsuite.TestUpdateCallback{
+			OnReject:   func(err error) { t.Errorf("raise rejected: %v", err) },
+			OnAccept:   func() {},
+			OnComplete: func(any, error) {},
+		}, 1.0)
+	}, time.Hour)
+	e.ExecuteWorkflow(RunWorkflow, in)
+	s, err := result(t, e)
+	require.NoError(t, err)
+	require.Equal(t, horizon.StatusCompleted, s.Status)
+	require.NotNil(t, paused)
+	require.Equal(t, horizon.PhasePaused, paused.Phase)
+	require.Contains(t, paused.Reason, "spend ceiling $0.0050 reached")
+	require.Len(t, paused.Attempts, 1, "paused before the second attempt")
+	require.Error(t, rejected)
+	require.Contains(t, rejected.Error(), "not above what the run has spent")
+	require.Equal(t, 1.0, s.Ceiling)
+}

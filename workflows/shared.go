@@ -11,6 +11,9 @@ const (
 	RunWorkflowName = "RunWorkflow"
 	// QueryStatus returns the run's horizon.RunState.
 	QueryStatus = "status"
+	// UpdateSetCeiling sets the run's spend ceiling (USD, 0: none); a run
+	// paused at its ceiling goes on once the ceiling is above its spend.
+	UpdateSetCeiling = "set-ceiling"
 	// DefaultFeature is the single feature of a run until plans arrive.
 	DefaultFeature = "f1"
 	// MemoGoal and MemoRepo are set on every run for `horizon list`.

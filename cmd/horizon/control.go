@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/workflows"
 )
 
 func (a *app) cancelCmd() *cobra.Command {
@@ -178,6 +180,48 @@ commit) with its retries and heartbeats.`,
 				id = args[0]
 			}
 			fmt.Fprintln(a.out, runURL(a.cfg, id))
+			return nil
+		},
+	}
+}
+
+func (a *app) setCeilingCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "set-ceiling RUN USD",
+		Short: "Set a run's spend ceiling; a run paused at its ceiling goes on once it is raised",
+		Long: `Set the most RUN may spend, in USD as OpenCode reports costs (0: no ceiling).
+A run whose spend reaches its ceiling pauses before its next attempt and
+waits, costing nothing, until the ceiling is raised above what it spent.
+The default ceiling of new runs is spend.ceiling.`,
+		Example: `  horizon set-ceiling run-20261130-021500-ab12cd 5.00`,
+		Args:    cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			usd, err := strconv.ParseFloat(args[1], 64)
+			if err != nil || usd < 0 {
+				return usagef("USD %q: give an amount such as 5 or 12.50 (0 removes the ceiling)", args[1])
+			}
+			ctx := cmd.Context()
+			c, err := a.dial(ctx, false)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+				WorkflowID: args[0], UpdateName: workflows.UpdateSetCeiling, Args: []any{usd},
+				WaitForStage: client.WorkflowUpdateStageCompleted,
+			})
+			if err != nil {
+				var nf *serviceerror.NotFound
+				if errors.As(err, &nf) {
+					return usageError{runNotFound{args[0]}}
+				}
+				return usageError{fmt.Errorf("set-ceiling %s: %w", args[0], err)}
+			}
+			var s horizon.RunState
+			if err := h.Get(ctx, &s); err != nil {
+				return usageError{fmt.Errorf("set-ceiling %s: %w", args[0], err)}
+			}
+			fmt.Fprintf(a.out, "run %s: ceiling $%.2f, spent $%.4f\n", s.RunID, s.Ceiling, s.Usage.Cost)
 			return nil
 		},
 	}

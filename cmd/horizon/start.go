@@ -127,6 +127,8 @@ func (a *app) prepare(ctx context.Context, goal string) (preparedRun, error) {
 		BaseCommit:  info.Head,
 		Model:       cfg.Models.Default,
 		ModelsFile:  absPath(cfg.Models.File),
+		PaidQueue:   cfg.PaidQueue(),
+		Ceiling:     cfg.Spend.Ceiling,
 		MaxAttempts: cfg.Run.MaxAttempts,
 		Limits: workflows.Limits{
 			SessionTimeout:   cfg.Agent.SessionTimeout,

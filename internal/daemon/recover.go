@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/rs/zerolog"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -40,7 +41,8 @@ func HandBackOrphanedActivities(ctx context.Context, c client.Client, namespace,
 				return handed, fmt.Errorf("describe run %s: %w", wid, err)
 			}
 			for _, pa := range desc.GetPendingActivities() {
-				if pa.GetState() != enumspb.PENDING_ACTIVITY_STATE_STARTED || pa.GetLastWorkerIdentity() == identity {
+				// identity + "/paid" is this daemon's paid-queue worker.
+				if pa.GetState() != enumspb.PENDING_ACTIVITY_STATE_STARTED || strings.HasPrefix(pa.GetLastWorkerIdentity(), identity) {
 					continue
 				}
 				_, err := c.WorkflowService().RespondActivityTaskFailedById(ctx, &workflowservice.RespondActivityTaskFailedByIdRequest{

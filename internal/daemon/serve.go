@@ -94,6 +94,7 @@ func Serve(ctx context.Context, o Options) error {
 	sessions := &lazySessions{cfg: cfg, paths: paths, log: log}
 	defer sessions.Close()
 
+	acts := &activities.Activities{Home: cfg.Home, Sessions: sessions, GateAllowEnv: cfg.Gate.AllowEnv, Logger: log}
 	w := worker.New(c, cfg.Temporal.TaskQueue, worker.Options{
 		Identity:          identity,
 		WorkerStopTimeout: 15 * time.Second,
@@ -102,13 +103,25 @@ func Serve(ctx context.Context, o Options) error {
 		MaxConcurrentActivityExecutionSize: 8,
 	})
 	w.RegisterWorkflowWithOptions(workflows.RunWorkflow, workflow.RegisterOptions{Name: workflows.RunWorkflowName})
-	w.RegisterActivityWithOptions(&activities.Activities{
-		Home: cfg.Home, Sessions: sessions, GateAllowEnv: cfg.Gate.AllowEnv, Logger: log,
-	}, activity.RegisterOptions{})
+	w.RegisterActivityWithOptions(acts, activity.RegisterOptions{})
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)
 	}
 	defer w.Stop()
+	if cfg.Worker.PaidPoller {
+		// Metered sessions of every run come through this one slot.
+		pw := worker.New(c, cfg.PaidQueue(), worker.Options{
+			Identity:                           identity + "/paid",
+			WorkerStopTimeout:                  15 * time.Second,
+			MaxConcurrentActivityExecutionSize: 1,
+			DisableWorkflowWorker:              true,
+		})
+		pw.RegisterActivityWithOptions(acts, activity.RegisterOptions{})
+		if err := pw.Start(); err != nil {
+			return fmt.Errorf("start paid-queue worker on %s: %w", cfg.PaidQueue(), err)
+		}
+		defer pw.Stop()
+	}
 
 	info := Info{PID: os.Getpid(), Identity: identity, Frontend: cfg.FrontendAddress(), Embedded: emb != nil, StartedAt: time.Now()}
 	if emb != nil {
