@@ -313,8 +313,8 @@ func TestSpendCeilingPausesUntilRaised(t *testing.T) {
 		require.NoError(t, v.Get(&s))
 		paused = &s
 		e.UpdateWorkflow(UpdateSetCeiling, "low", &testsuite.TestUpdateCallback{
-			OnReject: func(err error) { rejected = err },
-			OnAccept: func() { t.Error("a ceiling below the spend was accepted") },
+			OnReject:   func(err error) { rejected = err },
+			OnAccept:   func() { t.Error("a ceiling below the spend was accepted") },
 			OnComplete: func(any, error) {},
 		}, 0.008)
 		e.UpdateWorkflow(UpdateSetCeiling, "raise", &testsuite.TestUpdateCallback{
