@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/horizon/horizon/internal/agent"
+	"github.com/horizon/horizon/internal/reader"
 )
 
 // Sessions runs agent sessions; *agent.Server satisfies it once started, the
@@ -34,7 +35,11 @@ type Activities struct {
 	Sessions Sessions
 	// GateAllowEnv lists variables the gate may see despite scrubbing.
 	GateAllowEnv []string
-	Logger       zerolog.Logger
+	// AstGrepBin is the configured ast-grep ("" finds it like opencode).
+	AstGrepBin string
+	// Reader is the T2 reader model; empty BaseURL leaves T2 unavailable.
+	Reader reader.Config
+	Logger zerolog.Logger
 }
 
 // lanesDir is where lanes live.

@@ -39,6 +39,7 @@ func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (Prefligh
 			out.Models[role], out.Why[role] = in.Model, "forced by --model (or models.default)"
 			out.Paid[role] = Paid(lb, in.Model)
 		}
+		out.Tiers = a.availability(lb, in.Model, nil)
 		return out, nil
 	}
 	connected, err := a.Sessions.Models(ctx, in.Repo)
@@ -54,6 +55,7 @@ func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (Prefligh
 		out.Models[role], out.Why[role] = c.Route, c.Why
 		out.Paid[role] = Paid(lb, c.Route)
 	}
+	out.Tiers = a.availability(lb, "", connected)
 	return out, nil
 }
 

@@ -20,6 +20,9 @@ import (
 const (
 	AgentWorker  = "horizon-worker"
 	AgentAuditor = "horizon-auditor"
+	// AgentExplorer is the read-only agent that gathers context for a
+	// retrieval step (OpenCode agent horizon-lead: read, grep, glob only).
+	AgentExplorer = "horizon-lead"
 )
 
 // maxDiffBytes bounds the diff attached to the auditor's brief.
@@ -37,6 +40,9 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 	}
 	agentName := AgentWorker
 	prompt := in.Prompt
+	if in.Role == "explorer" {
+		agentName = AgentExplorer
+	}
 	if in.Role == "auditor" {
 		agentName = AgentAuditor
 		diff, err := laneDiff(ctx, in.Lane, in.BaseCommit)
@@ -107,6 +113,10 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 	}
 	if err := writeArtifact(out.Transcript, []byte(transcript(in, prompt, res))); err != nil {
 		return out, err
+	}
+	if in.Role == "explorer" {
+		out.Notes = lastBytes(res.Text, 6000)
+		return out, nil
 	}
 	if in.Role == "auditor" {
 		au, perr := agent.ParseAudit(res.Text)

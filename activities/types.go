@@ -3,6 +3,8 @@ package activities
 import (
 	"time"
 
+	"github.com/horizon/horizon/ladder"
+
 	"github.com/horizon/horizon/horizon"
 )
 
@@ -34,6 +36,8 @@ type PreflightOutput struct {
 	// Paid marks roles whose model is metered: their sessions run on the
 	// paid task queue, one at a time across all runs.
 	Paid map[string]bool
+	// Tiers is the routing ladder's availability for this run.
+	Tiers ladder.Availability
 }
 
 // LaneInput names one feature's lane.
@@ -55,7 +59,7 @@ type SessionInput struct {
 	RunID      string
 	Feature    string
 	Attempt    int
-	Role       string // "worker" or "auditor"
+	Role       string // "worker", "auditor" or "explorer" (read-only retrieval)
 	Lane       string
 	BaseCommit string // the auditor's diff is taken against it
 	Model      string
@@ -71,6 +75,7 @@ type SessionOutput struct {
 	Audit         *horizon.Audit  // auditor
 	ProtocolError string          // missing or invalid protocol block
 	Asked         []string        // permissions or questions the agent raised (denied)
+	Notes         string          // explorer: what it found (its final message, bounded)
 	Transcript    string          // path of the final message on disk
 }
 

@@ -27,6 +27,16 @@ type Config struct {
 	Log      Log      `mapstructure:"log"`
 	Worker   Worker   `mapstructure:"worker"`
 	Spend    Spend    `mapstructure:"spend"`
+	Reader   Reader   `mapstructure:"reader"`
+}
+
+// Reader is the T2 reader: an OpenAI-compatible model asked for a
+// diagnosis of a failed attempt, whose text a local model then applies.
+// Unset, the T2 rung is unavailable and the ladder skips it.
+type Reader struct {
+	BaseURL string `mapstructure:"base_url"`
+	Model   string `mapstructure:"model"`
+	APIKey  string `mapstructure:"api_key"`
 }
 
 // Spend bounds what a run may cost.
@@ -100,6 +110,9 @@ type Agent struct {
 	OpenCodeBin string `mapstructure:"opencode_bin"`
 	// OpenCodeConfig is an extra OpenCode config file (OPENCODE_CONFIG).
 	OpenCodeConfig string `mapstructure:"opencode_config"`
+	// AstGrepBin is the ast-grep executable for T0 codemods; empty: found
+	// like opencode.
+	AstGrepBin string `mapstructure:"ast_grep_bin"`
 	// SessionTimeout bounds one agent session (start to close).
 	SessionTimeout time.Duration `mapstructure:"session_timeout"`
 	// HeartbeatTimeout is how long a silent session activity is trusted before

@@ -66,6 +66,10 @@ func defaults() map[string]any {
 		"log.level":                 "info",
 		"worker.paid_poller":        true,
 		"spend.ceiling":             0.0,
+		"reader.base_url":           "",
+		"reader.model":              "",
+		"reader.api_key":            "",
+		"agent.ast_grep_bin":        "",
 	}
 }
 

@@ -13,7 +13,10 @@ const maxEvidence = 6000
 // the first carries the evidence of the one before it: the gate's verdict
 // and output tail, the auditor's findings, or the protocol error, so a
 // corrective worker starts from facts rather than from its own claims.
-func WorkerBrief(goal string, n, max int, prev *Attempt) string {
+//
+// guidance, when set, is text produced for this attempt by a model that
+// does not touch the lane: a reader's diagnosis or gathered context.
+func WorkerBrief(goal string, n, max int, prev *Attempt, guidance string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Task (attempt %d of %d)\n\n%s\n\n", n, max, strings.TrimSpace(goal))
 	b.WriteString("You work in a git worktree made for this task; change only what the task needs and keep unrelated behaviour intact.\n")
@@ -22,6 +25,11 @@ func WorkerBrief(goal string, n, max int, prev *Attempt) string {
 		fmt.Fprintf(&b, "\n## Evidence from attempt %d (%s)\n\n", prev.N, prev.Outcome)
 		b.WriteString("The files still hold that attempt's changes. Correct them; do not start over unless the evidence says the approach is wrong.\n\n")
 		b.WriteString(Evidence(prev))
+	}
+	if g := strings.TrimSpace(guidance); g != "" {
+		b.WriteString("\n## Guidance (from a reader that studied the evidence; verify before relying on it)\n\n")
+		b.WriteString(clip(g, maxEvidence))
+		b.WriteString("\n")
 	}
 	b.WriteString("\n## How to finish\n\n")
 	b.WriteString("End your final message with exactly one fenced block like this (JSON, status satisfied|continue|blocked):\n\n")
@@ -78,6 +86,16 @@ func Evidence(a *Attempt) string {
 // DiffPlaceholder stands for the change in an audit brief built inside a
 // workflow; the session activity replaces it with the lane's diff.
 const DiffPlaceholder = "{{horizon:diff}}"
+
+// RetrievalBrief asks a read-only agent to find what the worker could not:
+// the definitions of the unresolved names, before a bigger model is tried.
+func RetrievalBrief(goal string, symbols []string, gateTail string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Context for a fix\n\nA worker trying to achieve the goal below left code that refers to names the compiler or runtime cannot resolve: %s.\n\n## Goal\n\n%s\n\n", strings.Join(symbols, ", "), strings.TrimSpace(goal))
+	fmt.Fprintf(&b, "## Gate output (tail)\n\n```\n%s\n```\n\n", clip(gateTail, 3000))
+	b.WriteString("Read the repository (you cannot edit or run anything) and report, briefly: where each name is defined or what it should be instead (file paths, signatures, imports), and anything else the next attempt needs to know. Plain text; no protocol block is needed.\n")
+	return b.String()
+}
 
 // AuditBrief is the prompt for the independent auditor. The diff is attached
 // by the activity (it can be large and does not belong in history).

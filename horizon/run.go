@@ -60,6 +60,7 @@ const (
 	OutcomeProtocolError Outcome = "protocol_error"
 	OutcomeBlocked       Outcome = "blocked"
 	OutcomeRunning       Outcome = "running"
+	OutcomeRetrieved     Outcome = "retrieved" // a retrieval step finished
 )
 
 // Usage is what the model calls of a session cost.
@@ -143,9 +144,16 @@ type Trigger struct {
 // Passed is true only for an exit-0 gate.
 func (g *GateRun) Passed() bool { return g != nil && g.Verdict == "pass" }
 
-// Attempt is one pass through worker → gate → auditor.
+// Attempt is one pass through worker → gate → auditor, or a retrieval
+// step (Action "retrieve": a read-only agent gathers context; no change,
+// no gate).
 type Attempt struct {
 	N              int       `json:"n"`
+	Action         string    `json:"action,omitempty"`   // "" (an attempt) or "retrieve"
+	Tier           string    `json:"tier,omitempty"`     // T0…T4 of the routing ladder
+	Applier        string    `json:"applier,omitempty"`  // ast-grep, opencode, reader+opencode
+	Route          string    `json:"route,omitempty"`    // why the ladder chose this tier
+	Guidance       string    `json:"guidance,omitempty"` // a reader's diagnosis or retrieved context
 	Model          string    `json:"model"`
 	WorkerSession  string    `json:"worker_session,omitempty"`
 	AuditorSession string    `json:"auditor_session,omitempty"`

@@ -30,7 +30,7 @@ func TestWorkerBriefCarriesEvidence(t *testing.T) {
 			if tt.prev != nil {
 				n = tt.prev.N + 1
 			}
-			got := WorkerBrief("Make the tests pass.", n, 3, tt.prev)
+			got := WorkerBrief("Make the tests pass.", n, 3, tt.prev, "")
 			require.Contains(t, got, "Make the tests pass.")
 			for _, w := range tt.want {
 				require.Contains(t, got, w)
@@ -77,4 +77,14 @@ func TestMarkdownAndUsage(t *testing.T) {
 	require.False(t, StatusRunning.Terminal())
 	require.Equal(t, "horizon/r1", IntegrationBranch("r1"))
 	require.Equal(t, "horizon-lanes/r1/f1", LaneBranch("r1", "f1"))
+}
+
+func TestBriefGuidanceAndRetrieval(t *testing.T) {
+	got := WorkerBrief("Fix it", 2, 5, nil, "The cause is the sign in add.sh line 3.")
+	require.Contains(t, got, "## Guidance")
+	require.Contains(t, got, "sign in add.sh line 3")
+	r := RetrievalBrief("Fix it", []string{"ParseDate"}, "./a.go:3:2: undefined: ParseDate")
+	require.Contains(t, r, "ParseDate")
+	require.Contains(t, r, "undefined: ParseDate")
+	require.NotContains(t, r, "horizon-report")
 }

@@ -3,6 +3,7 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/horizon/horizon/activities"
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/ladder"
 )
 
 // RunInput starts a run. Limits are captured here, at start, so that a
@@ -28,6 +30,8 @@ type RunInput struct {
 	Limits      Limits
 	// Ceiling is the run's spend ceiling in USD (0: none).
 	Ceiling float64
+	// Kind is the card's kind for the ladder: mechanical, bounded or open.
+	Kind string
 	// PaidQueue is the task queue of metered agent sessions; its pollers
 	// run one activity at a time, so across all runs only one paid call is
 	// in flight. Empty: sessions use the run's own queue.
@@ -148,8 +152,9 @@ type run struct {
 	in     RunInput
 	limits Limits
 	state  horizon.RunState
-	models map[string]string // role → provider/model, from preflight
-	paid   map[string]bool   // role → its model is metered
+	models map[string]string   // role → provider/model, from preflight
+	paid   map[string]bool     // role → its model is metered
+	tiers  ladder.Availability // nil for runs from before the ladder
 }
 
 // queue is the task queue for a role's sessions: the paid queue for
@@ -177,6 +182,7 @@ func (r *run) loop(ctx workflow.Context) (*horizon.RunState, error) {
 	}
 	st.Models, st.Model = r.models, r.models["worker"]
 	r.paid = pre.Paid
+	r.tiers = pre.Tiers
 
 	r.phase(ctx, horizon.PhaseLane)
 	var lane activities.Lane
@@ -200,17 +206,38 @@ func (r *run) loop(ctx workflow.Context) (*horizon.RunState, error) {
 		st.Baseline = &baseline
 	}
 
-	for n := 1; n <= st.MaxAttempts; n++ {
+	for n := 1; n <= st.MaxAttempts; {
 		if err := r.underCeiling(ctx); err != nil {
 			return r.fail(ctx, err)
 		}
-		var prev *horizon.Attempt
-		if c := st.Current(); c != nil {
-			p := *c
-			prev = &p
+		prev, guidance := r.previous()
+		p := plan{model: r.models["worker"], queue: r.queue("worker"), applier: activities.ApplierOpenCode}
+		if r.tiers != nil {
+			dec, err := r.route(ctx)
+			if err != nil {
+				return r.fail(ctx, err)
+			}
+			if dec.Action == ladder.ActionRetrieve {
+				if err := r.retrieve(ctx, n, lane, prev, dec); err != nil {
+					return r.fail(ctx, err)
+				}
+				continue
+			}
+			p = plan{routed: true, tier: dec.Tier, model: dec.Model, applier: dec.Applier, reason: dec.Reason}
+			if dec.Tier.Paid() {
+				p.queue = r.in.PaidQueue
+			}
 		}
-		st.Attempts = append(st.Attempts, horizon.Attempt{N: n, Model: r.models["worker"], Outcome: horizon.OutcomeRunning, StartedAt: workflow.Now(ctx)})
-		done, err := r.attempt(ctx, n, lane, prev)
+		at := horizon.Attempt{
+			N: n, Applier: p.applier, Route: p.reason, Model: p.model, Guidance: guidance,
+			Outcome: horizon.OutcomeRunning, StartedAt: workflow.Now(ctx),
+		}
+		if p.routed {
+			at.Tier = p.tier.String()
+		}
+		st.Attempts = append(st.Attempts, at)
+		done, err := r.attempt(ctx, n, lane, prev, p)
+		n++
 		cur := st.Current()
 		cur.EndedAt = workflow.Now(ctx)
 		if err == nil {
@@ -232,29 +259,59 @@ func (r *run) loop(ctx workflow.Context) (*horizon.RunState, error) {
 
 // attempt runs worker → gate → auditor (→ commit). It returns done=true once
 // the change is committed, or once the run must stop (blocked).
-func (r *run) attempt(ctx workflow.Context, n int, lane activities.Lane, prev *horizon.Attempt) (bool, error) {
+func (r *run) attempt(ctx workflow.Context, n int, lane activities.Lane, prev *horizon.Attempt, p plan) (bool, error) {
 	st := &r.state
 	cur := func() *horizon.Attempt { return st.Current() }
 
 	r.phase(ctx, horizon.PhaseWorking)
-	var work activities.SessionOutput
-	err := r.exec(ctx, sessionOptions(r.limits, fmt.Sprintf("worker · %s · attempt %d", DefaultFeature, n), r.queue("worker")), a.AgentSession, activities.SessionInput{
-		RunID: r.in.RunID, Feature: DefaultFeature, Attempt: n, Role: "worker", Lane: lane.Path, BaseCommit: r.in.BaseCommit,
-		Model: r.models["worker"], Prompt: horizon.WorkerBrief(r.in.Goal, n, st.MaxAttempts, prev),
-	}, &work)
-	if err != nil {
-		return false, err
+	if p.routed && p.tier == ladder.T0 {
+		// Deterministic codemods: no model, no session; the gate and the
+		// auditor judge the result like any other attempt.
+		var cm activities.CodemodOutput
+		if err := r.exec(ctx, gitOptions(fmt.Sprintf("codemods · %s · attempt %d", DefaultFeature, n)), a.Codemod, activities.CodemodInput{
+			RunID: r.in.RunID, Attempt: n, Lane: lane.Path,
+		}, &cm); err != nil {
+			return false, err
+		}
+		c := cur()
+		c.Report = &horizon.Report{Status: "satisfied", Summary: fmt.Sprintf("codemods made %d changes in %d files", cm.Applied, len(cm.Files))}
+		if len(cm.Problems) > 0 {
+			c.Report.Summary += "; skipped: " + strings.Join(cm.Problems, "; ")
+		}
+	} else {
+		guidance := cur().Guidance
+		if p.routed && p.tier == ladder.T2 {
+			var d activities.DiagnoseOutput
+			if err := r.exec(ctx, sessionOptions(r.limits, fmt.Sprintf("reader · %s · attempt %d", DefaultFeature, n), r.in.PaidQueue), a.Diagnose, activities.DiagnoseInput{
+				RunID: r.in.RunID, Attempt: n, Goal: r.in.Goal, Lane: lane.Path, BaseCommit: r.in.BaseCommit, Prev: prev,
+			}, &d); err != nil {
+				return false, err
+			}
+			c := cur()
+			c.Guidance, c.Usage = d.Text, c.Usage.Add(d.Usage)
+			guidance = d.Text
+		}
+		var work activities.SessionOutput
+		err := r.exec(ctx, sessionOptions(r.limits, fmt.Sprintf("worker · %s · attempt %d · %s", DefaultFeature, n, p.model), p.queue), a.AgentSession, activities.SessionInput{
+			RunID: r.in.RunID, Feature: DefaultFeature, Attempt: n, Role: "worker", Lane: lane.Path, BaseCommit: r.in.BaseCommit,
+			Model: p.model, Prompt: horizon.WorkerBrief(r.in.Goal, n, st.MaxAttempts, prev, guidance),
+		}, &work)
+		if err != nil {
+			return false, err
+		}
+		c := cur()
+		c.WorkerSession, c.Resumed, c.Report, c.ProtocolError = work.SessionID, work.Resumed, work.Report, work.ProtocolError
+		c.Usage = c.Usage.Add(work.Usage)
+		if work.ProtocolError != "" {
+			c.Outcome = horizon.OutcomeProtocolError
+			return false, nil
+		}
 	}
 	c := cur()
-	c.WorkerSession, c.Resumed, c.Usage, c.Report, c.ProtocolError = work.SessionID, work.Resumed, work.Usage, work.Report, work.ProtocolError
-	if work.ProtocolError != "" {
-		c.Outcome = horizon.OutcomeProtocolError
-		return false, nil
-	}
-	if work.Report != nil && work.Report.Status == "blocked" && work.Report.Blocker != nil {
+	if rep := c.Report; rep != nil && rep.Status == "blocked" && rep.Blocker != nil {
 		c.Outcome = horizon.OutcomeBlocked
-		st.Blocker = work.Report.Blocker
-		st.End(horizon.StatusBlocked, horizon.ReasonBlocked, fmt.Sprintf("blocked (%s): %s", work.Report.Blocker.Type, work.Report.Blocker.Evidence), workflow.Now(ctx))
+		st.Blocker = rep.Blocker
+		st.End(horizon.StatusBlocked, horizon.ReasonBlocked, fmt.Sprintf("blocked (%s): %s", rep.Blocker.Type, rep.Blocker.Evidence), workflow.Now(ctx))
 		r.publish(ctx)
 		return true, temporal.NewNonRetryableApplicationError(st.Reason, FailureRunBlocked, nil, *st)
 	}

@@ -335,3 +335,8 @@ func TestSpendCeilingPausesUntilRaised(t *testing.T) {
 	require.Contains(t, rejected.Error(), "not above what the run has spent")
 	require.Equal(t, 1.0, s.Ceiling)
 }
+
+// activityQueue is the task queue an activity was scheduled on.
+func activityQueue(ctx context.Context) string {
+	return activity.GetInfo(ctx).TaskQueue
+}

@@ -5,18 +5,26 @@ import (
 	"github.com/horizon/horizon/ladder"
 )
 
-// card is the single feature's card until plans supply real ones: bounded,
-// no allow-list, no line ceiling.
-func card(id string) ladder.Card {
-	return ladder.Card{ID: id, Kind: ladder.KindBounded}
+// card is the single feature's card until plans supply real ones: its kind
+// from --kind (bounded by default), no allow-list, no line ceiling.
+func card(id, kind string) ladder.Card {
+	k := ladder.Kind(kind)
+	if k == "" {
+		k = ladder.KindBounded
+	}
+	return ladder.Card{ID: id, Kind: k}
 }
 
-// entry maps an attempt onto the ladder's ledger entry. Until the ladder
-// routes attempts, every attempt counts as a T1 (local) one.
+// entry maps an attempt onto the ladder's ledger entry; the caller sets
+// the tier the attempt ran at (T3 for runs from before the ladder).
 func entry(feature string, a *horizon.Attempt) ladder.Entry {
+	tier := ladder.T3 // runs from before the ladder ran every attempt on one cloud model
+	if t, err := ladder.ParseTier(a.Tier); err == nil {
+		tier = t
+	}
 	e := ladder.Entry{
 		Card:         feature,
-		Tier:         ladder.T1,
+		Tier:         tier,
 		Model:        a.Model,
 		Cost:         a.Usage.Cost,
 		Outcome:      ladder.Outcome(a.Outcome),
@@ -49,7 +57,7 @@ func triggers(feature string, baseline *horizon.GateRun, prev, cur *horizon.Atte
 		out = cur.Gate.Tail
 	}
 	var ts []horizon.Trigger
-	for _, t := range ladder.Triggers(card(feature), base, p, entry(feature, cur), out, 0) {
+	for _, t := range ladder.Triggers(card(feature, ""), base, p, entry(feature, cur), out, 0) {
 		ts = append(ts, horizon.Trigger{Kind: string(t.Kind), Evidence: t.Evidence, Detail: t.Detail})
 	}
 	return ts

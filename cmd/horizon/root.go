@@ -32,6 +32,7 @@ var flagKeys = map[string]string{
 // app is what every command shares: resolved config, logger, output.
 type app struct {
 	repoDir  string
+	kind     string // start --kind
 	cfg      *config.Config
 	log      zerolog.Logger
 	logClose io.Closer

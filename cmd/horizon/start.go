@@ -79,6 +79,7 @@ Exit: 0 accepted, 1 failed/blocked/cancelled, 2 bad input, 3 environment, 130 Ct
 	f.IntVar(&o.maxAttempts, "max-attempts", 3, "attempts before the run gives up")
 	f.BoolVarP(&o.detach, "detach", "d", false, "print the run ID and return instead of following")
 	f.BoolVar(&o.allowDirty, "allow-dirty", false, "start from HEAD even if the work tree has uncommitted changes")
+	f.StringVar(&a.kind, "kind", "bounded", "the work's kind for the routing ladder: mechanical (codemods first), bounded (two local attempts first) or open")
 	f.BoolVar(&o.json, "json", false, "print machine-readable JSON (the run ID with --detach, the final state otherwise)")
 	return cmd
 }
@@ -93,6 +94,11 @@ type preparedRun struct {
 // involved, so bad input fails fast with exit 2 and nothing started.
 func (a *app) prepare(ctx context.Context, goal string) (preparedRun, error) {
 	cfg := a.cfg
+	switch a.kind {
+	case "", "mechanical", "bounded", "open":
+	default:
+		return preparedRun{}, usagef("--kind %q: use mechanical, bounded or open", a.kind)
+	}
 	info, err := repo.Inspect(a.repoDir)
 	if err != nil {
 		return preparedRun{}, err
@@ -129,6 +135,7 @@ func (a *app) prepare(ctx context.Context, goal string) (preparedRun, error) {
 		ModelsFile:  absPath(cfg.Models.File),
 		PaidQueue:   cfg.PaidQueue(),
 		Ceiling:     cfg.Spend.Ceiling,
+		Kind:        a.kind,
 		MaxAttempts: cfg.Run.MaxAttempts,
 		Limits: workflows.Limits{
 			SessionTimeout:   cfg.Agent.SessionTimeout,

@@ -18,6 +18,7 @@ import (
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/internal/agent"
 	"github.com/horizon/horizon/internal/engine"
+	"github.com/horizon/horizon/internal/reader"
 	"github.com/horizon/horizon/internal/tools"
 	"github.com/horizon/horizon/workflows"
 )
@@ -94,7 +95,10 @@ func Serve(ctx context.Context, o Options) error {
 	sessions := &lazySessions{cfg: cfg, paths: paths, log: log}
 	defer sessions.Close()
 
-	acts := &activities.Activities{Home: cfg.Home, Sessions: sessions, GateAllowEnv: cfg.Gate.AllowEnv, Logger: log}
+	acts := &activities.Activities{
+		Home: cfg.Home, Sessions: sessions, GateAllowEnv: cfg.Gate.AllowEnv, AstGrepBin: cfg.Agent.AstGrepBin, Logger: log,
+		Reader: reader.Config{BaseURL: cfg.Reader.BaseURL, Model: cfg.Reader.Model, APIKey: cfg.Reader.APIKey},
+	}
 	w := worker.New(c, cfg.Temporal.TaskQueue, worker.Options{
 		Identity:          identity,
 		WorkerStopTimeout: 15 * time.Second,

@@ -1,0 +1,22 @@
+package sample
+
+import (
+	"errors"
+	"fmt"
+)
+
+var ErrClosed = errors.New("closed")
+
+func check(n int, err error) error {
+	if n < 0 {
+		return errors.New(fmt.Sprintf("negative: %d", n))
+	}
+	if n == 0 {
+		// %w wraps with Errorf but prints %!w with Sprintf: left alone.
+		return errors.New(fmt.Sprintf("zero: %w", err))
+	}
+	if n > 100 {
+		return errors.New(fmt.Sprintf("outer %d: %v", n, errors.New(fmt.Sprintf("inner %d", n))))
+	}
+	return errors.New(fmt.Sprintf("plain"))
+}

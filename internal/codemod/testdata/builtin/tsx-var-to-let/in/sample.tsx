@@ -1,0 +1,5 @@
+export function Greeting(props: { name: string }) {
+  var text = "Hello, " + props.name;
+  var props = null; // a parameter: left alone
+  return <p>{text}</p>;
+}
