@@ -116,8 +116,10 @@ func (a *Activities) Codemod(ctx context.Context, in CodemodInput) (CodemodOutpu
 	if ctx.Err() != nil {
 		return out, ctx.Err()
 	}
+	// Stopped (timeout) is an error; a rule that was skipped is a problem
+	// to report while the other rules' changes stand.
 	var re *codemod.RuleError
-	if err != nil && !errors.As(err, &re) {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || (err != nil && !errors.As(err, &re)) {
 		return out, fmt.Errorf("codemods in %s: %w", in.Lane, err)
 	}
 	if err != nil {

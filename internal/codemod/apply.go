@@ -106,6 +106,7 @@ func Apply(ctx context.Context, bin, dir string, rules []Rule, timeout time.Dura
 			errs = append(errs, err)
 		}
 	}
+	a.logf("codemods: %d rule(s), %d change(s) in %d file(s)", len(rules), len(a.applied), len(a.files))
 	res.Applied = a.applied
 	for f := range a.files {
 		res.Files = append(res.Files, f)

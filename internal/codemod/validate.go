@@ -60,18 +60,25 @@ func Validate(ctx context.Context, bin string, r Rule) error {
 	if f := runFailure(res); f != "" {
 		return ruleError(r, "could not run ast-grep to check it: %s", f)
 	}
+	var rejected *RuleError
 	if res.ExitCode != 0 {
-		return ruleError(r, "ast-grep rejects the rule:\n%s", cleanMessage(res.Output, r.Source()))
+		rejected = ruleError(r, "ast-grep rejects the rule:\n%s", cleanMessage(res.Output, r.Source()))
 	}
-
-	pats, err := patternsOf(r.YAML)
-	if err != nil {
-		return ruleError(r, "cannot read the rule's patterns: %v", err)
-	}
-	for _, p := range pats {
-		if err := checkPattern(ctx, bin, sb, r, p); err != nil {
-			return err
+	// A pattern that does not parse is the clearer message even when
+	// ast-grep refuses the whole rule because of it ("Rule must specify a
+	// set of AST kinds" for a pattern that is all ERROR).
+	if pats, err := patternsOf(r.YAML); err == nil && r.Language != "" {
+		for _, p := range pats {
+			if perr := checkPattern(ctx, bin, sb, r, p); perr != nil {
+				if rejected != nil {
+					perr.Msg += "\n" + rejected.Msg
+				}
+				return perr
+			}
 		}
+	}
+	if rejected != nil {
+		return rejected
 	}
 	return nil
 }
@@ -157,7 +164,7 @@ func patternsOf(doc []byte) ([]pattern, error) {
 }
 
 // checkPattern asks ast-grep how it parses p for r's language.
-func checkPattern(ctx context.Context, bin string, sb *sandbox, r Rule, p pattern) error {
+func checkPattern(ctx context.Context, bin string, sb *sandbox, r Rule, p pattern) *RuleError {
 	args := []string{"run", "-c", sb.config, "--color", "never", "--lang", r.Language, "--pattern", p.Text}
 	if p.Selector != "" {
 		args = append(args, "--selector", p.Selector)

@@ -45,12 +45,12 @@ func TestValidate(t *testing.T) {
 		{
 			name: "pattern with a syntax error",
 			doc:  "id: half\nlanguage: javascript\nrule:\n  pattern: 'var $A = '\nfix: 'let $A = '\n",
-			want: []string{`pattern "var $A = " does not parse as javascript`, "ERROR node", "would match nothing"},
+			want: []string{`pattern "var $A = " does not parse as javascript`, "ERROR node", "would match nothing", "Rule must specify a set of AST kinds"},
 		},
 		{
 			name: "syntax error in a nested pattern",
-			doc:  "id: nested\nlanguage: python\nrule:\n  pattern: print($A)\n  not:\n    inside:\n      pattern: 'def $F(:'\n      stopBy: end\nfix: log($A)\n",
-			want: []string{`pattern "def $F(:" does not parse as python`},
+			doc:  "id: nested\nlanguage: python\nrule:\n  pattern: print($A)\n  not:\n    inside:\n      pattern: 'if $A:: pass'\n      stopBy: end\nfix: log($A)\n",
+			want: []string{`pattern "if $A:: pass" does not parse as python`},
 		},
 		{
 			name: "Go call pattern read as a conversion",
