@@ -114,6 +114,9 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 	if err := writeArtifact(out.Transcript, []byte(transcript(in, prompt, res))); err != nil {
 		return out, err
 	}
+	if err := a.recordSpend(in.RunID, fmt.Sprintf("%s/%s/%d/%s", in.RunID, in.Feature, in.Attempt, in.Role), out.Usage.Cost); err != nil {
+		return out, err
+	}
 	if in.Role == "explorer" {
 		out.Notes = lastBytes(res.Text, 6000)
 		return out, nil

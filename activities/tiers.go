@@ -171,5 +171,8 @@ func (a *Activities) Diagnose(ctx context.Context, in DiagnoseInput) (DiagnoseOu
 		return DiagnoseOutput{}, fmt.Errorf("reader %s: %w", a.Reader.Model, err)
 	}
 	out := DiagnoseOutput{Text: d.Text, Model: d.Model, Usage: horizon.Usage{Input: int64(d.PromptTokens), Output: int64(d.CompletionTokens), Cost: d.Cost}}
+	if err := a.recordSpend(in.RunID, fmt.Sprintf("%s/f1/%d/reader", in.RunID, in.Attempt), d.Cost); err != nil {
+		return out, err
+	}
 	return out, writeArtifact(filepath.Join(a.runDir(in.RunID), "transcripts", fmt.Sprintf("f1-attempt-%d-reader.md", in.Attempt)), []byte(d.Text))
 }

@@ -45,6 +45,12 @@ type Spend struct {
 	// costs; 0 means no ceiling. At it the run pauses until it is raised
 	// (`horizon set-ceiling RUN USD`).
 	Ceiling float64 `mapstructure:"ceiling"`
+	// DayCeiling bounds the spend of all runs of this home per UTC day;
+	// 0 means none. At it, runs pause until the next day or a raise.
+	DayCeiling float64 `mapstructure:"day_ceiling"`
+	// ThrottleAt is the fraction of a ceiling from which the ladder uses
+	// only local tiers (T0, T1).
+	ThrottleAt float64 `mapstructure:"throttle_at"`
 }
 
 // Worker configures the Temporal worker of a daemon.

@@ -66,6 +66,8 @@ func defaults() map[string]any {
 		"log.level":                 "info",
 		"worker.paid_poller":        true,
 		"spend.ceiling":             0.0,
+		"spend.day_ceiling":         0.0,
+		"spend.throttle_at":         0.8,
 		"reader.base_url":           "",
 		"reader.model":              "",
 		"reader.api_key":            "",
@@ -341,6 +343,12 @@ func (c *Config) validate(src *sources) error {
 	positive("gate.timeout", c.Gate.Timeout)
 	if c.Spend.Ceiling < 0 {
 		bad("spend.ceiling", "%g: must be 0 (no ceiling) or a positive amount in USD", c.Spend.Ceiling)
+	}
+	if c.Spend.DayCeiling < 0 {
+		bad("spend.day_ceiling", "%g: must be 0 (no ceiling) or a positive amount in USD", c.Spend.DayCeiling)
+	}
+	if c.Spend.ThrottleAt <= 0 || c.Spend.ThrottleAt > 1 {
+		bad("spend.throttle_at", "%g: must be a fraction in (0, 1], e.g. 0.8", c.Spend.ThrottleAt)
 	}
 	if c.Run.MaxAttempts < 1 {
 		bad("run.max_attempts", "%d: must be at least 1", c.Run.MaxAttempts)

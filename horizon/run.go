@@ -193,7 +193,9 @@ type RunState struct {
 	Baseline    *GateRun          `json:"baseline,omitempty"` // the gate on the base commit, before any change
 	Attempts    []Attempt         `json:"attempts"`
 	Usage       Usage             `json:"usage"`
-	Ceiling     float64           `json:"ceiling,omitempty"` // spend ceiling in USD, 0: none
+	Ceiling     float64           `json:"ceiling,omitempty"`     // spend ceiling in USD, 0: none
+	DayCeiling  float64           `json:"day_ceiling,omitempty"` // all runs' spend per UTC day, 0: none
+	DaySpent    float64           `json:"day_spent,omitempty"`   // today's spend across runs, as last read
 	StartedAt   time.Time         `json:"started_at"`
 	UpdatedAt   time.Time         `json:"updated_at"`
 }
@@ -237,12 +239,30 @@ func (s *RunState) Markdown() string {
 		fmt.Fprintf(&b, " · %s", s.Reason)
 	}
 	fmt.Fprintf(&b, "\n\nbranch `%s` · model `%s` · %d tokens · $%.4f\n\n", s.Branch, s.Model, s.Usage.Tokens(), s.Usage.Cost)
-	b.WriteString("| attempt | worker | gate | audit | outcome | tokens | cost |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("| attempt | tier | model | worker | gate | audit | outcome | signals | tokens | cost |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, a := range s.Attempts {
-		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %d | $%.4f |\n",
-			a.N, a.reportCell(), a.gateCell(), a.auditCell(), a.Outcome, a.Usage.Tokens(), a.Usage.Cost)
+		n := fmt.Sprint(a.N)
+		if a.Action != "" {
+			n += " (" + a.Action + ")"
+		}
+		var sig []string
+		for _, t := range a.Triggers {
+			sig = append(sig, t.Kind)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %d | $%.4f |\n",
+			n, dash(a.Tier), dash(a.Model), a.reportCell(), a.gateCell(), a.auditCell(), a.Outcome, dash(strings.Join(sig, ", ")), a.Usage.Tokens(), a.Usage.Cost)
+	}
+	if c := s.Current(); c != nil && c.Route != "" {
+		fmt.Fprintf(&b, "\nladder: %s\n", c.Route)
 	}
 	return b.String()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
 }
 
 func (a *Attempt) reportCell() string {

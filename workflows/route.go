@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -66,12 +67,23 @@ func (r *run) ledger() ladder.Ledger {
 	return l
 }
 
-func (r *run) spend() ladder.Spend {
-	ceiling := r.state.Ceiling
-	if ceiling <= 0 {
-		ceiling = math.Inf(1) // no ceiling configured: no limit
+// spend gathers the figures the ladder weighs; today's spend across runs
+// comes from an activity (it is outside the workflow's own state).
+func (r *run) spend(ctx workflow.Context) (ladder.Spend, error) {
+	limit := func(c float64) float64 {
+		if c <= 0 {
+			return math.Inf(1) // no ceiling configured: no limit
+		}
+		return c
 	}
-	return ladder.Spend{RunSpent: r.state.Usage.Cost, RunCeiling: ceiling, DayCeiling: math.Inf(1)}
+	s := ladder.Spend{RunSpent: r.state.Usage.Cost, RunCeiling: limit(r.state.Ceiling), DayCeiling: limit(r.dayCeiling), ThrottleAt: r.in.ThrottleAt}
+	if r.dayCeiling > 0 {
+		if err := r.exec(ctx, gitOptions("spend today"), a.DaySpend, nil, &s.DaySpent); err != nil {
+			return s, err
+		}
+		r.state.DaySpent = s.DaySpent
+	}
+	return s, nil
 }
 
 // route asks the ladder for the next step. A pause for spend waits for the
@@ -80,15 +92,21 @@ func (r *run) spend() ladder.Spend {
 func (r *run) route(ctx workflow.Context) (ladder.Decision, error) {
 	st := &r.state
 	for {
-		dec := ladder.Route(r.ledger(), card(DefaultFeature, r.in.Kind), r.tiers, r.spend())
+		sp, err := r.spend(ctx)
+		if err != nil {
+			return ladder.Decision{}, err
+		}
+		dec := ladder.Route(r.ledger(), card(DefaultFeature, r.in.Kind), r.tiers, sp)
 		if dec.Action != ladder.ActionPause {
 			return dec, nil
 		}
-		if st.Ceiling > 0 && strings.Contains(dec.Reason, "ceiling") {
-			ceiling, phase := st.Ceiling, st.Phase
-			st.Phase, st.Reason = horizon.PhasePaused, dec.Reason+fmt.Sprintf("; raise it with `horizon set-ceiling %s USD`", st.RunID)
+		if (st.Ceiling > 0 || r.dayCeiling > 0) && strings.Contains(dec.Reason, "ceiling") {
+			// Wait for a raise (set-ceiling), or an hour: the day may have
+			// turned and today's spend be lower.
+			ceiling, day, phase := st.Ceiling, r.dayCeiling, st.Phase
+			st.Phase, st.Reason = horizon.PhasePaused, dec.Reason+fmt.Sprintf("; raise it with `horizon set-ceiling %s USD` (--day for the daily one)", st.RunID)
 			r.publish(ctx)
-			if err := workflow.Await(ctx, func() bool { return st.Ceiling != ceiling }); err != nil {
+			if _, err := workflow.AwaitWithTimeout(ctx, time.Hour, func() bool { return st.Ceiling != ceiling || r.dayCeiling != day }); err != nil {
 				return dec, err
 			}
 			st.Phase, st.Reason = phase, ""

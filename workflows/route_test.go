@@ -3,6 +3,7 @@ package workflows
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
@@ -101,4 +102,58 @@ func TestNoUsableTierBlocks(t *testing.T) {
 	require.Error(t, err)
 	require.Equal(t, horizon.StatusBlocked, s.Status)
 	require.Equal(t, "no_usable_tier", s.Blocker.Type)
+}
+
+// Near the daily ceiling (today's spend across runs from DaySpend) the
+// ladder keeps to local tiers instead of climbing to the metered one.
+func TestNearDayCeilingStaysLocal(t *testing.T) {
+	e := ladderEnv(t, allTiers)
+	e.OnActivity(a.DaySpend, mock.Anything).Return(0.9, nil)
+	var models []string
+	e.OnActivity(a.AgentSession, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.SessionInput) (activities.SessionOutput, error) {
+		models = append(models, in.Model)
+		return satisfied, nil
+	})
+	e.gates("fail", "fail", "fail")
+	in := input()
+	in.Model, in.DayCeiling, in.MaxAttempts = "", 1.0, 3
+	e.ExecuteWorkflow(RunWorkflow, in)
+	s, err := result(t, e)
+	require.Error(t, err)
+	require.Equal(t, []string{"local/coder", "local/coder", "local/coder"}, models, "throttled to T1")
+	require.InDelta(t, 0.9, s.DaySpent, 1e-9)
+}
+
+// At the daily ceiling the run pauses; raising it (set-day-ceiling) lets
+// it go on.
+func TestDayCeilingPausesUntilRaised(t *testing.T) {
+	e := ladderEnv(t, allTiers)
+	e.OnActivity(a.DaySpend, mock.Anything).Return(1.5, nil)
+	e.OnActivity(a.AgentSession, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.SessionInput) (activities.SessionOutput, error) {
+		if in.Role == "auditor" {
+			return accept, nil
+		}
+		return satisfied, nil
+	})
+	e.gates("pass")
+	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "c"}, nil)
+	var paused horizon.RunState
+	e.RegisterDelayedCallback(func() {
+		v, err := e.QueryWorkflow(QueryStatus)
+		require.NoError(t, err)
+		require.NoError(t, v.Get(&paused))
+		e.UpdateWorkflow(UpdateSetDayCeiling, "raise", &testsuite.TestUpdateCallback{
+			OnReject: func(err error) { t.Errorf("rejected: %v", err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
+		}, 10.0)
+	}, time.Minute)
+	in := input()
+	in.Model, in.DayCeiling = "", 1.0
+	e.ExecuteWorkflow(RunWorkflow, in)
+	s, err := result(t, e)
+	require.NoError(t, err)
+	require.Equal(t, horizon.PhasePaused, paused.Phase)
+	require.Contains(t, paused.Reason, "ceiling")
+	require.Empty(t, paused.Attempts)
+	require.Equal(t, horizon.StatusCompleted, s.Status)
+	require.Equal(t, 10.0, s.DayCeiling)
 }

@@ -28,8 +28,12 @@ type RunInput struct {
 	ModelsFile  string
 	MaxAttempts int
 	Limits      Limits
-	// Ceiling is the run's spend ceiling in USD (0: none).
-	Ceiling float64
+	// Ceiling is the run's spend ceiling in USD (0: none); DayCeiling bounds
+	// all runs' spend per UTC day (0: none); ThrottleAt is the fraction of a
+	// ceiling from which only local tiers are used.
+	Ceiling    float64
+	DayCeiling float64
+	ThrottleAt float64
 	// Kind is the card's kind for the ladder: mechanical, bounded or open.
 	Kind string
 	// PaidQueue is the task queue of metered agent sessions; its pollers
@@ -112,7 +116,7 @@ func gitOptions(summary string) workflow.ActivityOptions {
 // loop: lane → worker → gate → auditor → commit, with each failed attempt's
 // evidence handed to the next, up to MaxAttempts.
 func RunWorkflow(ctx workflow.Context, in RunInput) (*horizon.RunState, error) {
-	r := &run{in: in, limits: in.Limits.withDefaults()}
+	r := &run{in: in, limits: in.Limits.withDefaults(), dayCeiling: in.DayCeiling}
 	r.state = horizon.RunState{
 		RunID: in.RunID, Goal: in.Goal, Repo: in.Repo, BaseRef: in.BaseRef, BaseCommit: in.BaseCommit,
 		Branch: horizon.IntegrationBranch(in.RunID), Feature: DefaultFeature, Model: in.Model,
@@ -122,7 +126,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (*horizon.RunState, error) {
 	if r.state.MaxAttempts < 1 {
 		r.state.MaxAttempts = 1
 	}
-	r.state.Ceiling = in.Ceiling
+	r.state.Ceiling, r.state.DayCeiling = in.Ceiling, in.DayCeiling
 	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (*horizon.RunState, error) { return &r.state, nil }); err != nil {
 		return nil, fmt.Errorf("register status query: %w", err)
 	}
@@ -144,6 +148,21 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (*horizon.RunState, error) {
 	); err != nil {
 		return nil, fmt.Errorf("register set-ceiling update: %w", err)
 	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateSetDayCeiling,
+		func(ctx workflow.Context, usd float64) (*horizon.RunState, error) {
+			r.dayCeiling, r.state.DayCeiling = usd, usd
+			r.publish(ctx)
+			return &r.state, nil
+		},
+		workflow.UpdateHandlerOptions{Validator: func(usd float64) error {
+			if usd < 0 {
+				return fmt.Errorf("daily ceiling %g: must be 0 (none) or positive", usd)
+			}
+			return nil
+		}},
+	); err != nil {
+		return nil, fmt.Errorf("register set-day-ceiling update: %w", err)
+	}
 	r.publish(ctx)
 	return r.loop(ctx)
 }
@@ -155,6 +174,8 @@ type run struct {
 	models map[string]string   // role → provider/model, from preflight
 	paid   map[string]bool     // role → its model is metered
 	tiers  ladder.Availability // nil for runs from before the ladder
+	// dayCeiling is the daily ceiling, from the input or set-ceiling --day.
+	dayCeiling float64
 }
 
 // queue is the task queue for a role's sessions: the paid queue for
@@ -388,7 +409,11 @@ func (r *run) underCeiling(ctx workflow.Context) error {
 
 func (r *run) exec(ctx workflow.Context, opts workflow.ActivityOptions, fn, in, out any) error {
 	actx := workflow.WithActivityOptions(ctx, opts)
-	f := workflow.ExecuteActivity(actx, fn, in)
+	var args []any
+	if in != nil {
+		args = append(args, in)
+	}
+	f := workflow.ExecuteActivity(actx, fn, args...)
 	if out == nil {
 		return f.Get(actx, nil)
 	}

@@ -14,6 +14,8 @@ const (
 	// UpdateSetCeiling sets the run's spend ceiling (USD, 0: none); a run
 	// paused at its ceiling goes on once the ceiling is above its spend.
 	UpdateSetCeiling = "set-ceiling"
+	// UpdateSetDayCeiling sets the daily ceiling this run observes (USD, 0: none).
+	UpdateSetDayCeiling = "set-day-ceiling"
 	// DefaultFeature is the single feature of a run until plans arrive.
 	DefaultFeature = "f1"
 	// MemoGoal and MemoRepo are set on every run for `horizon list`.

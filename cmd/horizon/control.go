@@ -186,13 +186,15 @@ commit) with its retries and heartbeats.`,
 }
 
 func (a *app) setCeilingCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "set-ceiling RUN USD",
+	var day bool
+	cmd := &cobra.Command{
+		Use:   "set-ceiling RUN USD [--day]",
 		Short: "Set a run's spend ceiling; a run paused at its ceiling goes on once it is raised",
 		Long: `Set the most RUN may spend, in USD as OpenCode reports costs (0: no ceiling).
 A run whose spend reaches its ceiling pauses before its next attempt and
 waits, costing nothing, until the ceiling is raised above what it spent.
-The default ceiling of new runs is spend.ceiling.`,
+The default ceiling of new runs is spend.ceiling. With --day, set the daily
+ceiling (all runs' spend per UTC day, spend.day_ceiling) that RUN observes.`,
 		Example: `  horizon set-ceiling run-20261130-021500-ab12cd 5.00`,
 		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -206,8 +208,12 @@ The default ceiling of new runs is spend.ceiling.`,
 				return err
 			}
 			defer c.Close()
+			name := workflows.UpdateSetCeiling
+			if day {
+				name = workflows.UpdateSetDayCeiling
+			}
 			h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-				WorkflowID: args[0], UpdateName: workflows.UpdateSetCeiling, Args: []any{usd},
+				WorkflowID: args[0], UpdateName: name, Args: []any{usd},
 				WaitForStage: client.WorkflowUpdateStageCompleted,
 			})
 			if err != nil {
@@ -221,8 +227,10 @@ The default ceiling of new runs is spend.ceiling.`,
 			if err := h.Get(ctx, &s); err != nil {
 				return usageError{fmt.Errorf("set-ceiling %s: %w", args[0], err)}
 			}
-			fmt.Fprintf(a.out, "run %s: ceiling $%.2f, spent $%.4f\n", s.RunID, s.Ceiling, s.Usage.Cost)
+			fmt.Fprintf(a.out, "run %s: ceiling $%.2f, spent $%.4f; daily ceiling $%.2f\n", s.RunID, s.Ceiling, s.Usage.Cost, s.DayCeiling)
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&day, "day", false, "set the daily ceiling instead of the run's")
+	return cmd
 }

@@ -206,6 +206,13 @@ func (f *follower) show(s *horizon.RunState) {
 		if prev != nil && i < len(prev.Attempts) {
 			old = &prev.Attempts[i]
 		}
+		if cur.Tier != "" && (old == nil || old.Tier == "") {
+			what := "attempt"
+			if cur.Action != "" {
+				what = cur.Action
+			}
+			fmt.Fprintf(f.w, "%s    %s %d at %s (%s %s): %s\n", ts, what, cur.N, cur.Tier, cur.Applier, cur.Model, oneLine(cur.Route, 120))
+		}
 		if cur.WorkerSession != "" && (old == nil || old.WorkerSession == "") {
 			resumed := ""
 			if cur.Resumed {

@@ -135,6 +135,8 @@ func (a *app) prepare(ctx context.Context, goal string) (preparedRun, error) {
 		ModelsFile:  absPath(cfg.Models.File),
 		PaidQueue:   cfg.PaidQueue(),
 		Ceiling:     cfg.Spend.Ceiling,
+		DayCeiling:  cfg.Spend.DayCeiling,
+		ThrottleAt:  cfg.Spend.ThrottleAt,
 		Kind:        a.kind,
 		MaxAttempts: cfg.Run.MaxAttempts,
 		Limits: workflows.Limits{

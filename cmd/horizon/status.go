@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -81,7 +82,7 @@ func printState(w io.Writer, s *horizon.RunState, live bool) {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ATTEMPT\tWORKER\tGATE\tAUDIT\tOUTCOME\tTOKENS\tCOST")
+	fmt.Fprintln(tw, "ATTEMPT\tTIER\tMODEL\tWORKER\tGATE\tAUDIT\tOUTCOME\tSIGNALS\tTOKENS\tCOST")
 	for _, at := range s.Attempts {
 		worker := "–"
 		switch {
@@ -99,14 +100,32 @@ func printState(w io.Writer, s *horizon.RunState, live bool) {
 		if at.Audit != nil {
 			audit = at.Audit.Verdict
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t$%.4f\n", at.N, worker, gate, audit, at.Outcome, at.Usage.Tokens(), at.Usage.Cost)
+		n := fmt.Sprint(at.N)
+		if at.Action != "" {
+			n += " " + at.Action
+		}
+		var sig []string
+		for _, tr := range at.Triggers {
+			sig = append(sig, tr.Kind)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t$%.4f\n", n, orDash(at.Tier), orDash(at.Model), worker, gate, audit, at.Outcome, orDash(strings.Join(sig, ",")), at.Usage.Tokens(), at.Usage.Cost)
 	}
 	_ = tw.Flush()
+	if c := s.Current(); c != nil && c.Route != "" {
+		fmt.Fprintf(w, "  ladder: %s\n", c.Route)
+	}
 	if c := s.Current(); c != nil && c.Audit != nil {
 		for _, f := range c.Audit.Findings {
 			fmt.Fprintf(w, "  finding [%s] %s:%d %s\n", f.Severity, f.File, f.Line, f.Note)
 		}
 	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
 }
 
 func (a *app) listCmd() *cobra.Command {
