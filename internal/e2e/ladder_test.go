@@ -117,3 +117,41 @@ func TestLadderClimbsFromLocalToMetered(t *testing.T) {
 	require.Equal(t, map[string]bool{"fake-cloud": true}, models["cloud-fix"])
 	_ = demo.Model
 }
+
+// With a reader configured, the ladder's third step is T2: the reader
+// model diagnoses the two failed local attempts (it touches no lane) and
+// the local model applies the diagnosis, which it finds in its brief.
+func TestLadderReaderGuidesLocalModel(t *testing.T) {
+	needsE2E(t)
+	demoRules := demoScript(t).Rules
+	fix := demoRules[0]
+	fix.Name, fix.When = "local-with-guidance", []string{"# Task (attempt 3 of", "## Guidance", "READER-SAYS-FLIP-THE-SIGN"}
+	script := &fakemodel.Script{Rules: []fakemodel.Rule{
+		{Name: "reader", When: []string{"You are the reader in horizon"},
+			Replies: []fakemodel.Reply{{Text: "Likely cause: add.sh subtracts. READER-SAYS-FLIP-THE-SIGN in add.sh line 3.", Usage: &fakemodel.Usage{PromptTokens: 900, CompletionTokens: 40}}}},
+		fix,
+		{Name: "local-noop", When: []string{"# Task (attempt "}, Unless: []string{"## Guidance"},
+			Replies: []fakemodel.Reply{{Text: "Done.\n\n```horizon-report\n{\"status\": \"satisfied\", \"summary\": \"looked at it\"}\n```"}}},
+		{Name: "auditor", When: []string{"# Audit (attempt 3)"},
+			Replies: []fakemodel.Reply{{Text: "```horizon-audit\n{\"verdict\": \"accept\", \"findings\": []}\n```"}}},
+	}}
+	w := tieredWorld(t, script)
+	w.env = append(w.env, "HORIZON_READER_BASE_URL="+w.model.URL(), "HORIZON_READER_MODEL=fake-cloud")
+	repo, _ := fixture(t)
+
+	out, code := w.run(context.Background(), "start", "--repo", repo, "--max-attempts", "4", goal)
+	require.Equal(t, 0, code, out)
+	s := w.status(runIDRe.FindString(out))
+	require.Equal(t, horizon.StatusCompleted, s.Status)
+	require.Equal(t, []string{"T1", "T1", "T2"}, []string{s.Attempts[0].Tier, s.Attempts[1].Tier, s.Attempts[2].Tier})
+	require.Contains(t, s.Attempts[2].Guidance, "READER-SAYS-FLIP-THE-SIGN")
+	require.Equal(t, "fake/fake-local", s.Attempts[2].Model, "the local model applies the reader's diagnosis")
+	var readerReqs int
+	for _, r := range w.model.Requests() {
+		if r.Rule == "reader" {
+			readerReqs++
+			require.False(t, r.Stream, "the reader is a plain completion")
+		}
+	}
+	require.Equal(t, 1, readerReqs)
+}
