@@ -65,6 +65,7 @@ func TestLadderMechanicalCardFixedByCodemod(t *testing.T) {
 	require.Len(t, s.Attempts, 1)
 	require.Equal(t, "T0", s.Attempts[0].Tier)
 	require.Equal(t, "ast-grep", s.Attempts[0].Applier)
+	require.Contains(t, s.Attempts[0].Report.Summary, "broken.yml", "a rule that does not parse is reported, and the others still ran")
 	require.Equal(t, []string{"add 2 3"}, s.Baseline.Failing)
 	for _, r := range w.model.Requests() {
 		require.True(t, r.Rule == "auditor" || r.Title, "only the auditor talks to a model, got %+v", r)
