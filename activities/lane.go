@@ -40,6 +40,7 @@ func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (Prefligh
 			out.Paid[role] = Paid(lb, in.Model)
 		}
 		out.Tiers = a.availability(lb, in.Model, nil)
+		out.LocalContext = contextLength(lb, out.Tiers[ladder.T1].Model)
 		return out, nil
 	}
 	connected, err := a.Sessions.Models(ctx, in.Repo)
@@ -56,7 +57,20 @@ func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (Prefligh
 		out.Paid[role] = Paid(lb, c.Route)
 	}
 	out.Tiers = a.availability(lb, "", connected)
+	out.LocalContext = contextLength(lb, out.Tiers[ladder.T1].Model)
 	return out, nil
+}
+
+// contextLength is a route's context window per the leaderboard (0: unknown).
+func contextLength(lb *ladder.Leaderboard, route string) int {
+	for _, m := range lb.Models {
+		for _, r := range m.Routes {
+			if r == route && route != "" {
+				return m.Capabilities.ContextLength
+			}
+		}
+	}
+	return 0
 }
 
 // Paid reports whether a provider/model route costs money per call: its

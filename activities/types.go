@@ -38,6 +38,9 @@ type PreflightOutput struct {
 	Paid map[string]bool
 	// Tiers is the routing ladder's availability for this run.
 	Tiers ladder.Availability
+	// LocalContext is the T1 model's context length (leaderboard), for the
+	// "prompt over the local context cap" trigger; 0: unknown, not checked.
+	LocalContext int
 }
 
 // LaneInput names one feature's lane.

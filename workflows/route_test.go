@@ -15,6 +15,10 @@ import (
 )
 
 func ladderEnv(t *testing.T, tiers ladder.Availability) *env {
+	return ladderEnvCtx(t, tiers, 0)
+}
+
+func ladderEnvCtx(t *testing.T, tiers ladder.Availability, localContext int) *env {
 	var s testsuite.WorkflowTestSuite
 	e := &env{TestWorkflowEnvironment: s.NewTestWorkflowEnvironment()}
 	e.RegisterWorkflow(RunWorkflow)
@@ -23,7 +27,7 @@ func ladderEnv(t *testing.T, tiers ladder.Availability) *env {
 		Gate:   ".horizon/verify.sh",
 		Models: map[string]string{"worker": "cloud/big", "auditor": "cloud/review"},
 		Paid:   map[string]bool{"worker": true, "auditor": true},
-		Tiers:  tiers,
+		Tiers:  tiers, LocalContext: localContext,
 	}, nil)
 	e.OnActivity(a.PrepareLane, mock.Anything, mock.Anything).Return(activities.Lane{Path: "/lane"}, nil)
 	return e
@@ -156,4 +160,23 @@ func TestDayCeilingPausesUntilRaised(t *testing.T) {
 	require.Empty(t, paused.Attempts)
 	require.Equal(t, horizon.StatusCompleted, s.Status)
 	require.Equal(t, 10.0, s.DayCeiling)
+}
+
+// A local attempt whose prompt exceeded the local model's context window
+// records the context_overflow trigger (from the token count OpenCode
+// reported, not from anything the model said).
+func TestLocalContextOverflowTrigger(t *testing.T) {
+	e := ladderEnvCtx(t, allTiers, 50) // satisfied's sessions report 100 input tokens
+	e.OnActivity(a.AgentSession, mock.Anything, mock.Anything).Return(satisfied, nil)
+	e.gates("fail")
+	in := input()
+	in.Model, in.MaxAttempts = "", 1
+	e.ExecuteWorkflow(RunWorkflow, in)
+	s, err := result(t, e)
+	require.Error(t, err)
+	kinds := []string{}
+	for _, tr := range s.Attempts[0].Triggers {
+		kinds = append(kinds, tr.Kind)
+	}
+	require.Contains(t, kinds, "context_overflow")
 }

@@ -176,6 +176,8 @@ type run struct {
 	tiers  ladder.Availability // nil for runs from before the ladder
 	// dayCeiling is the daily ceiling, from the input or set-ceiling --day.
 	dayCeiling float64
+	// localContext is the local model's context window (0: unknown).
+	localContext int
 }
 
 // queue is the task queue for a role's sessions: the paid queue for
@@ -203,7 +205,7 @@ func (r *run) loop(ctx workflow.Context) (*horizon.RunState, error) {
 	}
 	st.Models, st.Model = r.models, r.models["worker"]
 	r.paid = pre.Paid
-	r.tiers = pre.Tiers
+	r.tiers, r.localContext = pre.Tiers, pre.LocalContext
 
 	r.phase(ctx, horizon.PhaseLane)
 	var lane activities.Lane
@@ -262,7 +264,7 @@ func (r *run) loop(ctx workflow.Context) (*horizon.RunState, error) {
 		cur := st.Current()
 		cur.EndedAt = workflow.Now(ctx)
 		if err == nil {
-			cur.Triggers = triggers(DefaultFeature, st.Baseline, prev, cur)
+			cur.Triggers = triggers(DefaultFeature, r.in.Kind, st.Baseline, prev, cur, r.localContext)
 		}
 		st.Recount()
 		if err != nil {

@@ -42,7 +42,7 @@ func entry(feature string, a *horizon.Attempt) ladder.Entry {
 // triggers computes the escalation triggers of cur from artifacts only:
 // receipts' failing sets, snapshot trees, diff stats, token counts and the
 // gate's own output. What the worker or auditor said plays no part.
-func triggers(feature string, baseline *horizon.GateRun, prev, cur *horizon.Attempt) []horizon.Trigger {
+func triggers(feature, kind string, baseline *horizon.GateRun, prev, cur *horizon.Attempt, localContext int) []horizon.Trigger {
 	var base []string
 	if baseline != nil {
 		base = baseline.Failing
@@ -57,7 +57,7 @@ func triggers(feature string, baseline *horizon.GateRun, prev, cur *horizon.Atte
 		out = cur.Gate.Tail
 	}
 	var ts []horizon.Trigger
-	for _, t := range ladder.Triggers(card(feature, ""), base, p, entry(feature, cur), out, 0) {
+	for _, t := range ladder.Triggers(card(feature, kind), base, p, entry(feature, cur), out, localContext) {
 		ts = append(ts, horizon.Trigger{Kind: string(t.Kind), Evidence: t.Evidence, Detail: t.Detail})
 	}
 	return ts

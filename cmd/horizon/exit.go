@@ -52,7 +52,8 @@ func exitCode(err error) int {
 	switch {
 	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &de),
 		errors.Is(err, repo.ErrNotGit), errors.Is(err, repo.ErrNoCommits),
-		errors.Is(err, gate.ErrNoGate), errors.Is(err, gate.ErrGateNotRunnable):
+		errors.Is(err, gate.ErrNoGate), errors.Is(err, gate.ErrGateNotRunnable),
+		errors.Is(err, daemon.ErrNoRemote):
 		return ExitUsage
 	}
 	var ar *daemon.AlreadyRunningError

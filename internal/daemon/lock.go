@@ -167,5 +167,8 @@ func Stop(p Paths, timeout time.Duration) (int, error) {
 	return pid, fmt.Errorf("daemon: pid %d did not stop within %s; `kill -9 %d` is safe: runs continue after `horizon resume`", pid, timeout, pid)
 }
 
+// ErrNoRemote says `horizon worker` was asked to run without a remote engine.
+var ErrNoRemote = errors.New("no temporal.address configured: `horizon worker` joins a remote engine (set HORIZON_TEMPORAL_ADDRESS or temporal.address); use `horizon server` for the embedded one")
+
 // ErrNotRunning says no daemon holds the home.
 var ErrNotRunning = errors.New("no horizon server is running")

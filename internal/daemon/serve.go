@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,6 +39,12 @@ type Options struct {
 // Serve continues where this one stopped, however it stopped.
 func Serve(ctx context.Context, o Options) error {
 	cfg, log := o.Config, o.Logger
+	switch {
+	case o.Engine && !cfg.Embedded():
+		return fmt.Errorf("temporal.address is set (%s): use `horizon worker` against a remote engine, or unset it to run the embedded one", cfg.Temporal.Address)
+	case !o.Engine && cfg.Embedded():
+		return ErrNoRemote
+	}
 	paths := Paths{Home: cfg.Home}
 	lock, err := Acquire(paths)
 	if err != nil {
@@ -59,9 +64,6 @@ func Serve(ctx context.Context, o Options) error {
 
 	var emb *engine.Embedded
 	if o.Engine {
-		if !cfg.Embedded() {
-			return fmt.Errorf("temporal.address is set (%s): use `horizon worker` against a remote engine, or unset it to run the embedded one", cfg.Temporal.Address)
-		}
 		uiPort := 0
 		if cfg.UI.Enabled {
 			uiPort = cfg.UI.Port
@@ -77,8 +79,6 @@ func Serve(ctx context.Context, o Options) error {
 		}
 		defer emb.Stop()
 		log.Info().Str("Frontend", emb.FrontendAddress()).Str("UI", emb.UIURL()).Dur("took", time.Since(started)).Msg("engine started")
-	} else if cfg.Embedded() {
-		return errors.New("no temporal.address configured: `horizon worker` joins a remote engine (set HORIZON_TEMPORAL_ADDRESS); use `horizon server` for the embedded one")
 	}
 
 	c, err := engine.DialWait(ctx, cfg, log, 30*time.Second)
