@@ -112,8 +112,8 @@ func (r *run) route(ctx workflow.Context) (ladder.Decision, error) {
 			st.Phase, st.Reason = phase, ""
 			continue
 		}
-		st.Blocker = &horizon.Blocker{Type: "no_usable_tier", Evidence: dec.Reason}
-		st.End(horizon.StatusBlocked, horizon.ReasonBlocked, "blocked (no_usable_tier): "+dec.Reason, workflow.Now(ctx))
+		st.Blocker = &horizon.Blocker{Type: horizon.BlockerPlatformLimit, Evidence: "no usable tier of the routing ladder: " + dec.Reason}
+		st.End(horizon.StatusBlocked, horizon.ReasonBlocked, "blocked (platform_limit): no usable tier: "+dec.Reason, workflow.Now(ctx))
 		r.publish(ctx)
 		return dec, temporal.NewNonRetryableApplicationError(st.Reason, FailureRunBlocked, nil, *st)
 	}

@@ -105,7 +105,8 @@ func TestNoUsableTierBlocks(t *testing.T) {
 	s, err := result(t, e)
 	require.Error(t, err)
 	require.Equal(t, horizon.StatusBlocked, s.Status)
-	require.Equal(t, "no_usable_tier", s.Blocker.Type)
+	require.Equal(t, horizon.BlockerPlatformLimit, s.Blocker.Type)
+	require.Contains(t, s.Blocker.Evidence, "no usable tier")
 }
 
 // Near the daily ceiling (today's spend across runs from DaySpend) the

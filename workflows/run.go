@@ -36,6 +36,9 @@ type RunInput struct {
 	ThrottleAt float64
 	// Kind is the card's kind for the ladder: mechanical, bounded or open.
 	Kind string
+	// SearchAttributes says the namespace has HorizonRepo and HorizonStatus:
+	// the run keeps HorizonStatus current.
+	SearchAttributes bool
 	// PaidQueue is the task queue of metered agent sessions; its pollers
 	// run one activity at a time, so across all runs only one paid call is
 	// in flight. Empty: sessions use the run's own queue.
@@ -116,7 +119,7 @@ func gitOptions(summary string) workflow.ActivityOptions {
 // loop: lane → worker → gate → auditor → commit, with each failed attempt's
 // evidence handed to the next, up to MaxAttempts.
 func RunWorkflow(ctx workflow.Context, in RunInput) (*horizon.RunState, error) {
-	r := &run{in: in, limits: in.Limits.withDefaults(), dayCeiling: in.DayCeiling}
+	r := &run{in: in, limits: in.Limits.withDefaults(), dayCeiling: in.DayCeiling, indexed: horizon.StatusRunning}
 	r.state = horizon.RunState{
 		RunID: in.RunID, Goal: in.Goal, Repo: in.Repo, BaseRef: in.BaseRef, BaseCommit: in.BaseCommit,
 		Branch: horizon.IntegrationBranch(in.RunID), Feature: DefaultFeature, Model: in.Model,
@@ -178,6 +181,8 @@ type run struct {
 	dayCeiling float64
 	// localContext is the local model's context window (0: unknown).
 	localContext int
+	// indexed is the status last written to the HorizonStatus attribute.
+	indexed horizon.Status
 }
 
 // queue is the task queue for a role's sessions: the paid queue for
@@ -331,12 +336,18 @@ func (r *run) attempt(ctx workflow.Context, n int, lane activities.Lane, prev *h
 		}
 	}
 	c := cur()
-	if rep := c.Report; rep != nil && rep.Status == "blocked" && rep.Blocker != nil {
-		c.Outcome = horizon.OutcomeBlocked
-		st.Blocker = rep.Blocker
-		st.End(horizon.StatusBlocked, horizon.ReasonBlocked, fmt.Sprintf("blocked (%s): %s", rep.Blocker.Type, rep.Blocker.Evidence), workflow.Now(ctx))
-		r.publish(ctx)
-		return true, temporal.NewNonRetryableApplicationError(st.Reason, FailureRunBlocked, nil, *st)
+	if rep := c.Report; rep != nil && rep.Status == "blocked" {
+		// Only a typed blocker with concrete evidence stops the run; any
+		// other claim of being blocked is recorded and the gate decides.
+		b, err := horizon.CheckReportBlocker(*rep)
+		if err == nil {
+			c.Outcome = horizon.OutcomeBlocked
+			st.Blocker = &b
+			st.End(horizon.StatusBlocked, horizon.ReasonBlocked, fmt.Sprintf("blocked (%s): %s", b.Type, b.Evidence), workflow.Now(ctx))
+			r.publish(ctx)
+			return true, temporal.NewNonRetryableApplicationError(st.Reason, FailureRunBlocked, nil, *st)
+		}
+		rep.Summary = strings.TrimSpace(rep.Summary + " (blocker not accepted: " + err.Error() + ")")
 	}
 
 	r.phase(ctx, horizon.PhaseGate)
@@ -427,10 +438,17 @@ func (r *run) phase(ctx workflow.Context, p horizon.Phase) {
 	r.publish(ctx)
 }
 
-// publish refreshes the run's Markdown in the Temporal UI.
+// publish refreshes the run's Markdown in the Temporal UI, and its
+// HorizonStatus search attribute when the status changed.
 func (r *run) publish(ctx workflow.Context) {
 	r.state.UpdatedAt = workflow.Now(ctx)
 	workflow.SetCurrentDetails(ctx, r.state.Markdown())
+	if r.in.SearchAttributes && r.state.Status != r.indexed {
+		if err := workflow.UpsertTypedSearchAttributes(ctx, SearchStatus.ValueSet(string(r.state.Status))); err != nil {
+			workflow.GetLogger(ctx).Warn("upsert HorizonStatus", "Error", err)
+		}
+		r.indexed = r.state.Status
+	}
 }
 
 func (r *run) finish(ctx workflow.Context) (*horizon.RunState, error) {

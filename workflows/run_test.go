@@ -340,3 +340,18 @@ func TestSpendCeilingPausesUntilRaised(t *testing.T) {
 func activityQueue(ctx context.Context) string {
 	return activity.GetInfo(ctx).TaskQueue
 }
+
+// A worker that claims to be blocked without a typed blocker and real
+// evidence does not stop the run: the gate still decides.
+func TestVagueBlockerDoesNotStopTheRun(t *testing.T) {
+	e := newEnv(t)
+	vague := activities.SessionOutput{SessionID: "ses_v", Report: &horizon.Report{Status: "blocked", Blocker: &horizon.Blocker{Type: "missing_credential", Evidence: "blocked"}}}
+	e.sessions([]activities.SessionOutput{vague}, []activities.SessionOutput{accept})
+	e.gates("pass")
+	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "c"}, nil)
+	e.ExecuteWorkflow(RunWorkflow, input())
+	s, err := result(t, e)
+	require.NoError(t, err)
+	require.Equal(t, horizon.StatusCompleted, s.Status)
+	require.Contains(t, s.Attempts[0].Report.Summary, "blocker not accepted")
+}

@@ -5,6 +5,8 @@
 // carried in the result (or the failure's details) once closed.
 package workflows
 
+import "go.temporal.io/sdk/temporal"
+
 // Names shared by workflows, the worker and the CLI.
 const (
 	// RunWorkflowName is the workflow type of one `horizon start`.
@@ -21,6 +23,14 @@ const (
 	// MemoGoal and MemoRepo are set on every run for `horizon list`.
 	MemoGoal = "goal"
 	MemoRepo = "repo"
+)
+
+// Search attributes, so the Web UI and `horizon list` can filter runs by
+// repository and status. The daemon registers them with the engine; the CLI
+// sets them only when the namespace has them (RunInput.SearchAttributes).
+var (
+	SearchRepo   = temporal.NewSearchAttributeKeyKeyword("HorizonRepo")
+	SearchStatus = temporal.NewSearchAttributeKeyKeyword("HorizonStatus")
 )
 
 // Failure types of a RunWorkflow that ends without an accepted change. The

@@ -70,7 +70,7 @@ func (a *app) runDemo(ctx context.Context, dir string, keep bool) error {
 		return err
 	}
 	defer c.Close()
-	if err := submit(ctx, c, a.cfg.Temporal.TaskQueue, p.input); err != nil {
+	if err := submit(ctx, c, a.cfg.Temporal.Namespace, a.cfg.Temporal.TaskQueue, p.input); err != nil {
 		return err
 	}
 	err = a.afterSubmit(ctx, c, p.input, false, false)

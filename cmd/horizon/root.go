@@ -179,6 +179,11 @@ func (a *app) spawnDaemon(ctx context.Context) error {
 	if err := daemon.WaitRunning(ctx, a.paths(), pid, 60*time.Second); err != nil {
 		return exitErr{code: ExitEnvironment, msg: err.Error() + tailOf(a.paths().Stdout(), 1500)}
 	}
+	// Ready means the worker polls (server.json is written then), not just
+	// that the engine answers.
+	if err := daemon.WaitReady(ctx, a.paths(), pid, 90*time.Second); err != nil {
+		return exitErr{code: ExitEnvironment, msg: err.Error() + tailOf(a.paths().Stdout(), 1500)}
+	}
 	return nil
 }
 

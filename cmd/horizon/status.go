@@ -13,6 +13,8 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/repo"
+	"github.com/horizon/horizon/workflows"
 )
 
 func (a *app) statusCmd() *cobra.Command {
@@ -129,10 +131,11 @@ func orDash(s string) string {
 }
 
 func (a *app) listCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, here bool
 	var limit int
+	var status string
 	cmd := &cobra.Command{
-		Use:   "list [--json]",
+		Use:   "list [--status S] [--here] [--json]",
 		Short: "List runs, newest first",
 		Long: `List the engine's runs, newest first, with status (running, completed,
 failed, blocked, cancelled), attempts, cost and goal. --json prints an array
@@ -145,7 +148,23 @@ of {run_id, status, goal, repo, branch, attempts, cost, started_at}.`,
 				return err
 			}
 			defer c.Close()
-			runs, err := listRuns(ctx, c, a.cfg.Temporal.Namespace, "", limit)
+			var where []string
+			if status != "" {
+				switch horizon.Status(status) {
+				case horizon.StatusRunning, horizon.StatusCompleted, horizon.StatusFailed, horizon.StatusBlocked, horizon.StatusCancelled:
+				default:
+					return usagef("--status %q: use running, completed, failed, blocked or cancelled", status)
+				}
+				where = append(where, fmt.Sprintf("%s = '%s'", workflows.SearchStatus.GetName(), status))
+			}
+			if here {
+				info, err := repo.Inspect(a.repoDir)
+				if err != nil {
+					return err
+				}
+				where = append(where, fmt.Sprintf("%s = '%s'", workflows.SearchRepo.GetName(), strings.ReplaceAll(info.Root, "'", "\\'")))
+			}
+			runs, err := listRuns(ctx, c, a.cfg.Temporal.Namespace, strings.Join(where, " AND "), limit)
 			if err != nil {
 				return err
 			}
@@ -172,6 +191,8 @@ of {run_id, status, goal, repo, branch, attempts, cost, started_at}.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (an array of {run_id, status, goal, repo, branch, attempts, cost, started_at})")
 	cmd.Flags().IntVar(&limit, "limit", 50, "show at most this many runs (0: all)")
+	cmd.Flags().StringVar(&status, "status", "", "only runs with this status (running, completed, failed, blocked, cancelled)")
+	cmd.Flags().BoolVar(&here, "here", false, "only runs of this repository (--repo, default the current directory)")
 	return cmd
 }
 

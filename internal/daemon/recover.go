@@ -2,12 +2,16 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
 	enumspb "go.temporal.io/api/enums/v1"
 	failurepb "go.temporal.io/api/failure/v1"
+	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
@@ -72,4 +76,51 @@ func HandBackOrphanedActivities(ctx context.Context, c client.Client, namespace,
 			return handed, nil
 		}
 	}
+}
+
+// RegisterSearchAttributes adds HorizonRepo and HorizonStatus to the
+// namespace. Registration is done at runtime because an existing database
+// ignores attributes declared at creation; an attribute that already
+// exists is fine.
+func RegisterSearchAttributes(ctx context.Context, c client.Client, namespace string) error {
+	have, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
+	if err != nil {
+		return fmt.Errorf("list search attributes: %w", err)
+	}
+	want := map[string]enumspb.IndexedValueType{}
+	for _, k := range []string{workflows.SearchRepo.GetName(), workflows.SearchStatus.GetName()} {
+		if _, ok := have.GetCustomAttributes()[k]; !ok {
+			want[k] = enumspb.INDEXED_VALUE_TYPE_KEYWORD
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	_, err = c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{Namespace: namespace, SearchAttributes: want})
+	var exists *serviceerror.AlreadyExists
+	if err != nil && !errors.As(err, &exists) {
+		return fmt.Errorf("add search attributes: %w", err)
+	}
+	// The frontend learns of new attributes when its namespace cache
+	// refreshes (every 2 s by default); wait two refreshes so the first run
+	// after this start can use them. This happens once per database.
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(5 * time.Second):
+	}
+	return nil
+}
+
+// HasSearchAttributes reports whether the namespace knows HorizonRepo and
+// HorizonStatus (a remote cluster may not: runs then go without them).
+func HasSearchAttributes(ctx context.Context, c client.Client, namespace string) bool {
+	resp, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
+	if err != nil {
+		return false
+	}
+	custom := resp.GetCustomAttributes()
+	_, repo := custom[workflows.SearchRepo.GetName()]
+	_, status := custom[workflows.SearchStatus.GetName()]
+	return repo && status
 }

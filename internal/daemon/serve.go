@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
@@ -73,6 +74,10 @@ func Serve(ctx context.Context, o Options) error {
 			DBPath: paths.DB(), Port: cfg.Temporal.Port, UIPort: uiPort, Namespace: cfg.Temporal.Namespace,
 			Retention: time.Duration(cfg.Engine.RetentionDays) * 24 * time.Hour, Synchronous: cfg.Engine.SQLiteSynchronous,
 			Logger: log,
+			SearchAttributes: map[string]enumspb.IndexedValueType{
+				workflows.SearchRepo.GetName():   enumspb.INDEXED_VALUE_TYPE_KEYWORD,
+				workflows.SearchStatus.GetName(): enumspb.INDEXED_VALUE_TYPE_KEYWORD,
+			},
 		})
 		if err != nil {
 			return err
@@ -90,6 +95,10 @@ func Serve(ctx context.Context, o Options) error {
 		if err := engine.EnsureRetention(ctx, c, cfg.Temporal.Namespace, time.Duration(cfg.Engine.RetentionDays)*24*time.Hour); err != nil {
 			log.Warn().Err(err).Msg("retention")
 		}
+	}
+
+	if err := RegisterSearchAttributes(ctx, c, cfg.Temporal.Namespace); err != nil {
+		log.Warn().Err(err).Msg("search attributes HorizonRepo/HorizonStatus not registered; runs will not carry them")
 	}
 
 	sessions := &lazySessions{cfg: cfg, paths: paths, log: log}

@@ -59,3 +59,23 @@ func WaitRunning(ctx context.Context, p Paths, pid int, timeout time.Duration) e
 		}
 	}
 }
+
+// WaitReady waits until the daemon pid has published server.json, which it
+// does once its worker polls, or until it died.
+func WaitReady(ctx context.Context, p Paths, pid int, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		if info, err := ReadInfo(p); err == nil && (pid <= 0 || info.PID == pid) {
+			return nil
+		}
+		if pid > 0 && syscall.Kill(pid, 0) != nil {
+			return fmt.Errorf("the horizon server exited during start; see %s", p.Stdout())
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the horizon server did not become ready within %s; see %s", timeout, p.Stdout())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

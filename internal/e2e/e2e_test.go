@@ -118,6 +118,27 @@ func TestStartFixesRepoThroughRejection(t *testing.T) {
 	require.Len(t, runs, 1)
 	require.Equal(t, id, runs[0]["run_id"])
 	require.Equal(t, "completed", runs[0]["status"])
+
+	// Search attributes: runs filter by status and repository.
+	for _, q := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--status", "completed"}, 1},
+		{[]string{"--status", "running"}, 0},
+		{[]string{"--here", "--repo", repo}, 1},
+		{[]string{"--here", "--repo", t.TempDir()}, -1}, // not a git repository: exit 2
+	} {
+		lst, code := w.stdout(append([]string{"list", "--json"}, q.args...)...)
+		if q.want < 0 {
+			require.Equal(t, 2, code, q.args)
+			continue
+		}
+		require.Equal(t, 0, code, q.args)
+		var got []map[string]any
+		require.NoError(t, json.Unmarshal([]byte(lst), &got))
+		require.Len(t, got, q.want, q.args)
+	}
 }
 
 // SIGKILL the daemon while the worker's model request is in flight; `horizon

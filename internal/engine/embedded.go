@@ -24,6 +24,7 @@ import (
 	uiserver "github.com/temporalio/ui-server/v2/server"
 	uiconfig "github.com/temporalio/ui-server/v2/server/config"
 	uioptions "github.com/temporalio/ui-server/v2/server/server_options"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/server/common/authorization"
 	"go.temporal.io/server/common/cluster"
 	tconfig "go.temporal.io/server/common/config"
@@ -52,6 +53,10 @@ type Options struct {
 	// Synchronous is the SQLite synchronous pragma (FULL or NORMAL).
 	Synchronous string
 	Logger      zerolog.Logger
+
+	// SearchAttributes are created with a new namespace (an existing one
+	// keeps its own: register those at runtime).
+	SearchAttributes map[string]enumspb.IndexedValueType
 
 	// Untuned starts the server with its stock queue pollers and SQLite
 	// journal, for the benchmark that shows what the tuning buys.
@@ -237,7 +242,7 @@ func prepareDB(o Options) (*tconfig.SQL, error) {
 	} else if err != nil {
 		return nil, fmt.Errorf("engine: stat %s: %w", o.DBPath, err)
 	}
-	ns, err := sqliteschema.NewNamespaceConfig(clusterName, o.Namespace, false, nil)
+	ns, err := sqliteschema.NewNamespaceConfig(clusterName, o.Namespace, false, o.SearchAttributes)
 	if err != nil {
 		return nil, fmt.Errorf("engine: namespace %s: %w", o.Namespace, err)
 	}

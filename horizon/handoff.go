@@ -1,0 +1,376 @@
+package horizon
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// HandoffInput is everything the final handoff reports on. It is plain
+// data gathered by the caller (plan from the workflow state, receipt
+// verdicts and decisions from the run's files), so the rendering stays
+// pure and golden-testable.
+type HandoffInput struct {
+	RunID  string
+	Status Status
+	Reason string // why the run ended, if not completed
+	// Branch is the integration branch; empty means IntegrationBranch(RunID).
+	Branch    string
+	Plan      Plan
+	Decisions []Decision
+	// ReceiptVerdicts maps receipt IDs to the verdict recorded in the run's
+	// receipts.jsonl. When set, it is the authority: a feature is verified
+	// only if the receipt of its passing attempt is in it with verdict
+	// pass, and the verdicts shown come from it. When nil, the gate
+	// summaries stored on the attempts (built from receipts by the
+	// workflow, never by a model) are used.
+	ReceiptVerdicts map[string]string
+	// Baseline is the gate run on the base commit, before any change.
+	Baseline *GateRun
+	// SkippedChecks are checks that were wanted but not run (a lint
+	// command not configured, a check not permitted), in words.
+	SkippedChecks []string
+	// Usage is the run's total; zero means the sum of the plan's attempts.
+	Usage Usage
+}
+
+// verification is what the receipts say about one feature.
+type verification struct {
+	ok      bool
+	attempt Attempt // the verified attempt when ok
+	verdict string  // that attempt's receipt verdict when ok
+	why     string  // why not, when not ok
+}
+
+// verify applies the rule that decides what the handoff may claim: a
+// feature is verified only by an attempt whose gate passed, with a receipt
+// (confirmed by the ledger when one is given), and whose independent audit
+// accepted. The feature's status is not evidence.
+func (in HandoffInput) verify(f Feature) verification {
+	why := "no attempt was recorded"
+	if len(f.Attempts) > 0 {
+		why = "no attempt passed the gate"
+	}
+	found := false
+	for i := len(f.Attempts) - 1; i >= 0; i-- {
+		a := f.Attempts[i]
+		if !a.Gate.Passed() {
+			continue
+		}
+		verdict := a.Gate.Verdict
+		var reason string
+		switch id := a.Gate.ReceiptID; {
+		case id == "":
+			reason = fmt.Sprintf("attempt %d's passing gate has no receipt", a.N)
+		case in.ReceiptVerdicts != nil:
+			v, ok := in.ReceiptVerdicts[id]
+			verdict = v
+			switch {
+			case !ok:
+				reason = fmt.Sprintf("receipt `%s` of attempt %d is not in the receipt ledger", id, a.N)
+			case v != "pass":
+				reason = fmt.Sprintf("receipt `%s` of attempt %d records verdict %s", id, a.N, v)
+			}
+		}
+		if reason == "" && !a.Audit.Accepted() {
+			reason = fmt.Sprintf("the auditor did not accept attempt %d", a.N)
+			if a.Audit == nil {
+				reason = fmt.Sprintf("attempt %d was not audited", a.N)
+			}
+		}
+		if reason == "" {
+			return verification{ok: true, attempt: a, verdict: verdict}
+		}
+		if !found { // report the latest candidate's reason
+			why, found = reason, true
+		}
+	}
+	return verification{why: why}
+}
+
+// handoffItem is a feature with what the receipts say about it.
+type handoffItem struct {
+	f Feature
+	v verification
+}
+
+// lastGate returns the feature's last attempt that ran the gate.
+func lastGate(f Feature) (Attempt, bool) {
+	for i := len(f.Attempts) - 1; i >= 0; i-- {
+		if f.Attempts[i].Gate != nil {
+			return f.Attempts[i], true
+		}
+	}
+	return Attempt{}, false
+}
+
+// Handoff renders the final Markdown handoff of a run: what was completed
+// (with commit, receipts and verdicts), skipped, blocked or left, the
+// decisions and assumptions, the residual risks, the cost and how to go
+// on. It claims nothing the receipts do not show: a feature marked
+// accepted without a passing gate receipt and an accepting audit is listed
+// as NOT verified, never as completed.
+func Handoff(in HandoffInput) string {
+	p := in.Plan
+	branch := in.Branch
+	if branch == "" {
+		branch = IntegrationBranch(in.RunID)
+	}
+	type item = handoffItem
+	var completed, unverified, skipped, blocked, open []item
+	for _, f := range p.features() {
+		it := item{f: f, v: in.verify(f)}
+		switch f.Status {
+		case FeatureDecomposed:
+		case FeatureAccepted:
+			if it.v.ok {
+				completed = append(completed, it)
+			} else {
+				unverified = append(unverified, it)
+			}
+		case FeatureSkipped:
+			skipped = append(skipped, it)
+		case FeatureBlocked:
+			blocked = append(blocked, it)
+		default:
+			open = append(open, it)
+		}
+	}
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Horizon handoff: %s\n\n", dash(oneLine(p.Goal)))
+	fmt.Fprintf(&b, "- **Run:** `%s`\n", in.RunID)
+	status := string(in.Status)
+	if status == "" {
+		status = "unknown"
+	}
+	if r := oneLine(in.Reason); r != "" {
+		status += " — " + r
+	}
+	fmt.Fprintf(&b, "- **Status:** %s\n", status)
+	fmt.Fprintf(&b, "- **Branch:** `%s`\n", branch)
+	c := p.Counts()
+	fmt.Fprintf(&b, "- **Plan:** revision %d, ambiguity %s, %d feature(s): %d verified, %d not verified, %d skipped, %d blocked, %d not finished\n",
+		p.Revision, dash(string(p.Ambiguity)), c.Work(), len(completed), len(unverified), len(skipped), len(blocked), len(open))
+	if len(unverified) > 0 {
+		fmt.Fprintf(&b, "\n**Warning:** %d feature(s) marked accepted are NOT verified by the receipts; they are listed under \"Not verified\" and are not claimed as done.\n", len(unverified))
+	}
+	if _, _, ok := p.Next(); ok {
+		b.WriteString("\n**Note:** runnable work remains; this handoff describes an unfinished run.\n")
+	}
+	b.WriteString("\nVerified means the repository's gate passed, with a receipt, and an independent read-only auditor accepted the change. Nothing here is claimed beyond those receipts and audits.\n")
+
+	b.WriteString("\n## Completed (verified)\n\n")
+	if len(completed) == 0 {
+		b.WriteString("- None.\n")
+	}
+	for _, it := range completed {
+		f, a := it.f, it.v.attempt
+		commit := "no commit recorded"
+		if f.Commit != "" {
+			commit = fmt.Sprintf("commit `%s`", f.Commit)
+		}
+		fmt.Fprintf(&b, "- **%s** %s%s — %s; gate %s (receipt `%s`, attempt %d); audit %s\n", f.ID, f.Title, partOf(f), commit, it.v.verdict, a.Gate.ReceiptID, a.N, a.Audit.Verdict)
+		if len(f.ReceiptIDs) > 0 {
+			fmt.Fprintf(&b, "  - receipts: %s\n", codeList(f.ReceiptIDs))
+		}
+		for _, ac := range f.Acceptance {
+			fmt.Fprintf(&b, "  - acceptance: %s\n", oneLine(ac))
+		}
+	}
+
+	if len(unverified) > 0 {
+		b.WriteString("\n## Not verified\n\n")
+		for _, it := range unverified {
+			fmt.Fprintf(&b, "- **%s** %s%s — marked accepted, but NOT verified: %s", it.f.ID, it.f.Title, partOf(it.f), it.v.why)
+			if it.f.Commit != "" {
+				fmt.Fprintf(&b, "; commit `%s` is unverified", it.f.Commit)
+			}
+			b.WriteString("\n")
+			if len(it.f.ReceiptIDs) > 0 {
+				fmt.Fprintf(&b, "  - receipts: %s\n", codeList(it.f.ReceiptIDs))
+			}
+		}
+	}
+
+	if len(skipped) > 0 {
+		b.WriteString("\n## Skipped\n\n")
+		for _, it := range skipped {
+			fmt.Fprintf(&b, "- **%s** %s%s — %s\n", it.f.ID, it.f.Title, partOf(it.f), dash(oneLine(it.f.Note)))
+		}
+	}
+
+	if len(blocked) > 0 {
+		b.WriteString("\n## Blocked\n\n")
+		for _, it := range blocked {
+			typ, ev := "untyped", "no evidence recorded"
+			if bl := it.f.Blocker; bl != nil {
+				typ, ev = dash(bl.Type), dash(oneLine(bl.Evidence))
+			}
+			fmt.Fprintf(&b, "- **%s** %s%s — `%s`: %s (after %d attempt(s))\n", it.f.ID, it.f.Title, partOf(it.f), typ, ev, it.f.AttemptCount())
+		}
+	}
+
+	if len(open) > 0 {
+		b.WriteString("\n## Not finished\n\n")
+		for _, it := range open {
+			f := it.f
+			st := string(f.Status)
+			if st == "" {
+				st = string(FeaturePending)
+			}
+			fmt.Fprintf(&b, "- **%s** %s%s — %s, %d attempt(s)", f.ID, f.Title, partOf(f), st, f.AttemptCount())
+			if f.Strategy != "" {
+				fmt.Fprintf(&b, ", next strategy: %s", f.Strategy.Title())
+			}
+			if held := p.HeldBy(f.ID); len(held) > 0 {
+				for i, id := range held {
+					h, _ := p.Feature(id)
+					held[i] = fmt.Sprintf("%s (%s)", id, h.Status)
+				}
+				fmt.Fprintf(&b, "; waits on %s", strings.Join(held, ", "))
+			}
+			if it.v.ok {
+				b.WriteString("; an attempt passed the gate and the audit but the feature was not accepted")
+			}
+			b.WriteString("\n")
+		}
+	}
+
+	b.WriteString("\n## Decisions\n\n")
+	if len(in.Decisions) == 0 {
+		b.WriteString("- None recorded.\n")
+	}
+	for _, d := range in.Decisions {
+		fmt.Fprintf(&b, "- %s", d.At.UTC().Format(time.RFC3339))
+		if d.Feature != "" {
+			fmt.Fprintf(&b, " · %s", d.Feature)
+		}
+		fmt.Fprintf(&b, " · %s — %s", dash(oneLine(d.What)), dash(oneLine(d.Why)))
+		if len(d.Evidence) > 0 {
+			fmt.Fprintf(&b, " (evidence: %s)", oneLine(strings.Join(d.Evidence, ", ")))
+		}
+		b.WriteString("\n")
+	}
+
+	b.WriteString("\n## Assumptions\n\n")
+	if len(p.Assumptions) == 0 {
+		b.WriteString("- None recorded.\n")
+	}
+	for _, a := range p.Assumptions {
+		fmt.Fprintf(&b, "- %s\n", oneLine(a))
+	}
+
+	b.WriteString("\n## Residual risks\n\n")
+	risks := in.risks(completed, open, blocked)
+	if len(risks) == 0 {
+		b.WriteString("- None recorded in the receipts and audits (not a guarantee beyond what the gate checks).\n")
+	}
+	for _, r := range risks {
+		fmt.Fprintf(&b, "- %s\n", r)
+	}
+
+	u := in.Usage
+	if u == (Usage{}) {
+		for _, f := range p.features() {
+			for _, a := range f.Attempts {
+				u = u.Add(a.Usage)
+			}
+		}
+	}
+	b.WriteString("\n## Cost\n\n")
+	fmt.Fprintf(&b, "- Tokens: %d (input %d, output %d, reasoning %d; cache read %d, cache write %d)\n", u.Tokens(), u.Input, u.Output, u.Reasoning, u.CacheRead, u.CacheWrite)
+	fmt.Fprintf(&b, "- Cost: $%.4f\n", u.Cost)
+
+	b.WriteString("\n## How to resume\n\n")
+	fmt.Fprintf(&b, "- `horizon status %s` — the plan, attempts, receipts and spend\n", in.RunID)
+	if in.Status != StatusCompleted || len(open) > 0 {
+		fmt.Fprintf(&b, "- `horizon resume %s` — continue from the saved state after a crash, a reboot or a pause\n", in.RunID)
+	}
+	for _, it := range blocked {
+		fmt.Fprintf(&b, "- `horizon unblock %s %s --note \"...\"` — once the blocker of %s is resolved, say what changed\n", in.RunID, it.f.ID, it.f.ID)
+	}
+	if len(completed) > 0 {
+		fmt.Fprintf(&b, "- `git merge %s` — bring the verified features into your branch (review them first)\n", branch)
+	} else {
+		fmt.Fprintf(&b, "- Nothing verified to merge from `%s` yet.\n", branch)
+	}
+	return b.String()
+}
+
+// risks lists what the receipts and audits leave open.
+func (in HandoffInput) risks(completed, open, blocked []handoffItem) []string {
+	var out []string
+	if in.Baseline == nil {
+		out = append(out, "No baseline gate run on the base commit was recorded, so pre-existing failures cannot be told apart from regressions.")
+	}
+	if g := in.Baseline; g != nil && !g.Passed() {
+		r := fmt.Sprintf("The baseline gate on the base commit ended %s before any change", g.Verdict)
+		switch {
+		case !g.FailingKnown:
+			r += "; its failing set could not be read, so regressions cannot be told apart from pre-existing failures"
+		case len(g.Failing) > 0:
+			r += "; pre-existing failures: " + strings.Join(g.Failing, ", ")
+		}
+		out = append(out, r+".")
+	}
+	for _, it := range completed {
+		a := it.v.attempt
+		for _, fd := range a.Audit.Findings {
+			if fd.Severity != "concern" && fd.Severity != "blocker" {
+				continue
+			}
+			loc := fd.File
+			if fd.Line > 0 {
+				loc = fmt.Sprintf("%s:%d", fd.File, fd.Line)
+			}
+			if loc == "" {
+				loc = "(general)"
+			}
+			out = append(out, fmt.Sprintf("**%s** was accepted with an audit finding [%s] %s: %s", it.f.ID, fd.Severity, loc, oneLine(fd.Note)))
+		}
+		if n := oneLine(a.Gate.Note); n != "" {
+			out = append(out, fmt.Sprintf("**%s** gate note on receipt `%s`: %s", it.f.ID, a.Gate.ReceiptID, n))
+		}
+		if len(it.f.Acceptance) == 0 {
+			out = append(out, fmt.Sprintf("**%s** had no acceptance criteria; the auditor judged it against its title only", it.f.ID))
+		}
+	}
+	for _, group := range [][]handoffItem{open, blocked} {
+		for _, it := range group {
+			a, ok := lastGate(it.f)
+			if !ok || a.Gate.Passed() {
+				continue
+			}
+			switch {
+			case a.Gate.Verdict == "skipped" || a.Gate.Verdict == "unknown":
+				out = append(out, fmt.Sprintf("**%s**: the last gate check (receipt `%s`) was %s, not run to a verdict", it.f.ID, dash(a.Gate.ReceiptID), a.Gate.Verdict))
+			case !a.Gate.FailingKnown:
+				out = append(out, fmt.Sprintf("**%s**: the last gate run (receipt `%s`, %s) had a failing set that could not be read", it.f.ID, dash(a.Gate.ReceiptID), a.Gate.Verdict))
+			}
+		}
+	}
+	for _, s := range in.SkippedChecks {
+		if s = oneLine(s); s != "" {
+			out = append(out, "Skipped check: "+s)
+		}
+	}
+	return out
+}
+
+// partOf names the decomposed feature a sub-feature belongs to.
+func partOf(f Feature) string {
+	if f.Parent == "" {
+		return ""
+	}
+	return " (part of " + f.Parent + ")"
+}
+
+// codeList renders IDs as inline code, comma-separated.
+func codeList(ids []string) string {
+	q := make([]string, len(ids))
+	for i, id := range ids {
+		q[i] = "`" + id + "`"
+	}
+	return strings.Join(q, ", ")
+}
