@@ -191,6 +191,7 @@ type RunState struct {
 	Blocker     *Blocker          `json:"blocker,omitempty"`
 	Commit      string            `json:"commit,omitempty"`
 	Baseline    *GateRun          `json:"baseline,omitempty"` // the gate on the base commit, before any change
+	Handoff     string            `json:"handoff,omitempty"`  // path of handoff.md, written when the run ends
 	Attempts    []Attempt         `json:"attempts"`
 	Usage       Usage             `json:"usage"`
 	Ceiling     float64           `json:"ceiling,omitempty"`     // spend ceiling in USD, 0: none

@@ -30,6 +30,7 @@ func ladderEnvCtx(t *testing.T, tiers ladder.Availability, localContext int) *en
 		Tiers:  tiers, LocalContext: localContext,
 	}, nil)
 	e.OnActivity(a.PrepareLane, mock.Anything, mock.Anything).Return(activities.Lane{Path: "/lane"}, nil)
+	e.mockHandoff()
 	return e
 }
 

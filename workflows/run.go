@@ -281,6 +281,7 @@ func (r *run) loop(ctx workflow.Context) (*horizon.RunState, error) {
 		r.publish(ctx)
 	}
 	st.End(horizon.StatusFailed, horizon.ReasonMaxAttempts, fmt.Sprintf("no accepted change after %d attempts", st.MaxAttempts), workflow.Now(ctx))
+	r.handoff(ctx)
 	r.publish(ctx)
 	return nil, temporal.NewNonRetryableApplicationError(st.Reason, FailureRunFailed, nil, *st)
 }
@@ -454,9 +455,11 @@ func (r *run) publish(ctx workflow.Context) {
 func (r *run) finish(ctx workflow.Context) (*horizon.RunState, error) {
 	st := &r.state
 	if st.Status == horizon.StatusBlocked {
+		r.handoff(ctx)
 		return nil, temporal.NewNonRetryableApplicationError(st.Reason, FailureRunBlocked, nil, *st)
 	}
 	st.End(horizon.StatusCompleted, "", "", workflow.Now(ctx))
+	r.handoff(ctx)
 	r.publish(ctx)
 	return st, nil
 }
@@ -470,12 +473,14 @@ func (r *run) fail(ctx workflow.Context, err error) (*horizon.RunState, error) {
 	}
 	var blocked *temporal.ApplicationError
 	if errors.As(err, &blocked) && blocked.Type() == FailureRunBlocked {
-		return nil, err
+		r.handoff(ctx)
+		return nil, temporal.NewNonRetryableApplicationError(st.Reason, FailureRunBlocked, nil, *st)
 	}
 	var canceled *temporal.CanceledError
 	if errors.As(err, &canceled) || temporal.IsCanceledError(err) || ctx.Err() != nil {
 		st.End(horizon.StatusCancelled, horizon.ReasonCancelled, "cancelled", workflow.Now(ctx))
 		dctx, _ := workflow.NewDisconnectedContext(ctx)
+		r.handoff(dctx)
 		r.publish(dctx)
 		return nil, temporal.NewCanceledError(*st)
 	}
@@ -485,8 +490,23 @@ func (r *run) fail(ctx workflow.Context, err error) (*horizon.RunState, error) {
 		kind, typ = horizon.ReasonBadInput, FailureBadInput
 	}
 	st.End(horizon.StatusFailed, kind, rootMessage(err), workflow.Now(ctx))
+	r.handoff(ctx)
 	r.publish(ctx)
 	return nil, temporal.NewNonRetryableApplicationError(st.Reason, typ, nil, *st)
+}
+
+// handoff writes runs/<run>/handoff.md at the run's end. It never changes
+// how a run ends: a failure to write it is logged and the state says so.
+func (r *run) handoff(ctx workflow.Context) {
+	if workflow.GetVersion(ctx, changeHandoff, workflow.DefaultVersion, 1) < 1 {
+		return
+	}
+	var out activities.HandoffOutput
+	if err := r.exec(ctx, gitOptions("handoff"), a.WriteHandoff, r.state, &out); err != nil {
+		workflow.GetLogger(ctx).Warn("handoff not written", "Error", err)
+		return
+	}
+	r.state.Handoff = out.Path
 }
 
 // rootMessage digs the activity's own message out of Temporal's wrapping.

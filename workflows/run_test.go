@@ -24,7 +24,8 @@ func input() RunInput {
 
 type env struct {
 	*testsuite.TestWorkflowEnvironment
-	briefs []string
+	briefs   []string
+	handoffs []horizon.Status
 }
 
 func newEnv(t *testing.T) *env {
@@ -34,6 +35,7 @@ func newEnv(t *testing.T) *env {
 	e.RegisterActivity(&activities.Activities{})
 	e.OnActivity(a.Preflight, mock.Anything, mock.Anything).Return(activities.PreflightOutput{Gate: ".horizon/verify.sh"}, nil).Maybe()
 	e.OnActivity(a.PrepareLane, mock.Anything, mock.Anything).Return(activities.Lane{Path: "/lanes/run-1/f1", Branch: "horizon-lanes/run-1/f1"}, nil).Maybe()
+	e.mockHandoff()
 	return e
 }
 
@@ -114,6 +116,8 @@ func TestAcceptedFirstAttempt(t *testing.T) {
 	require.Len(t, s.Attempts, 1)
 	require.Equal(t, horizon.OutcomeAccepted, s.Attempts[0].Outcome)
 	require.InDelta(t, 0.015, s.Usage.Cost, 1e-9)
+	require.Equal(t, []horizon.Status{horizon.StatusCompleted}, e.handoffs, "the handoff is written once, with the final status")
+	require.Equal(t, "/runs/run-1/handoff.md", s.Handoff)
 	require.Equal(t, int64(165), s.Usage.Tokens())
 }
 
@@ -162,6 +166,7 @@ func TestBlockedReportStopsTheRun(t *testing.T) {
 	require.Error(t, err)
 	require.Equal(t, horizon.StatusBlocked, s.Status)
 	require.Equal(t, "missing_credential", s.Blocker.Type)
+	require.Equal(t, []horizon.Status{horizon.StatusBlocked}, e.handoffs)
 	require.Contains(t, s.Reason, "STRIPE_KEY unset")
 }
 
@@ -170,6 +175,7 @@ func TestBadInputIsNotRetried(t *testing.T) {
 	e := &env{TestWorkflowEnvironment: s.NewTestWorkflowEnvironment()}
 	e.RegisterWorkflow(RunWorkflow)
 	e.RegisterActivity(&activities.Activities{})
+	e.mockHandoff()
 	calls := 0
 	e.OnActivity(a.Preflight, mock.Anything, mock.Anything).Return(func(_ context.Context, _ activities.PreflightInput) (activities.PreflightOutput, error) {
 		calls++
@@ -198,6 +204,7 @@ func TestCancelDuringWorker(t *testing.T) {
 	s, err := result(t, e)
 	require.Error(t, err)
 	require.Equal(t, horizon.StatusCancelled, s.Status)
+	require.Equal(t, []horizon.Status{horizon.StatusCancelled}, e.handoffs, "a cancelled run still gets its handoff")
 }
 
 func TestStatusQueryAndDetails(t *testing.T) {
@@ -269,6 +276,7 @@ func TestRolesGetTheirModels(t *testing.T) {
 	e := &env{TestWorkflowEnvironment: s.NewTestWorkflowEnvironment()}
 	e.RegisterWorkflow(RunWorkflow)
 	e.RegisterActivity(&activities.Activities{})
+	e.mockHandoff()
 	e.OnActivity(a.Preflight, mock.Anything, mock.Anything).Return(activities.PreflightOutput{
 		Gate: ".horizon/verify.sh", Models: map[string]string{"worker": "p/coder", "auditor": "p/reviewer"},
 	}, nil)
@@ -354,4 +362,12 @@ func TestVagueBlockerDoesNotStopTheRun(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, horizon.StatusCompleted, s.Status)
 	require.Contains(t, s.Attempts[0].Report.Summary, "blocker not accepted")
+}
+
+// mockHandoff records the state handed to WriteHandoff (never writes files).
+func (e *env) mockHandoff() {
+	e.OnActivity(a.WriteHandoff, mock.Anything, mock.Anything).Return(func(_ context.Context, st horizon.RunState) (activities.HandoffOutput, error) {
+		e.handoffs = append(e.handoffs, st.Status)
+		return activities.HandoffOutput{Path: "/runs/" + st.RunID + "/handoff.md"}, nil
+	}).Maybe()
 }

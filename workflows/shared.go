@@ -46,4 +46,6 @@ const (
 const (
 	// changeBaselineGate adds the baseline gate run before attempt 1.
 	changeBaselineGate = "baseline-gate"
+	// changeHandoff writes handoff.md at the end of a run.
+	changeHandoff = "handoff"
 )

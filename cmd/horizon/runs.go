@@ -294,6 +294,9 @@ func summary(w io.Writer, s *horizon.RunState) int {
 		fmt.Fprintf(w, ": %s", s.Reason)
 	}
 	fmt.Fprintf(w, "\n  attempts %d · %d tokens · $%.4f\n", len(s.Attempts), s.Usage.Tokens(), s.Usage.Cost)
+	if s.Handoff != "" {
+		fmt.Fprintf(w, "  handoff: %s\n", s.Handoff)
+	}
 	switch s.Status {
 	case horizon.StatusCompleted:
 		fmt.Fprintf(w, "  accepted change %s on branch %s\n  see it: git log -p %s -1   merge it: git merge %s\n", short(s.Commit), s.Branch, s.Branch, s.Branch)

@@ -79,6 +79,9 @@ func printState(w io.Writer, s *horizon.RunState, live bool) {
 		fmt.Fprintf(w, "commit   %s\n", s.Commit)
 	}
 	fmt.Fprintf(w, "usage    %d tokens · $%.4f\n", s.Usage.Tokens(), s.Usage.Cost)
+	if s.Handoff != "" {
+		fmt.Fprintf(w, "handoff  %s\n", s.Handoff)
+	}
 	if len(s.Attempts) == 0 {
 		return
 	}

@@ -106,6 +106,15 @@ func TestStartFixesRepoThroughRejection(t *testing.T) {
 	require.Contains(t, git(t, repo, "log", "-1", "--format=%B", commits[0]), "Horizon-Feature: "+id+"/f1")
 	require.Contains(t, git(t, repo, "show", "main:add.sh"), "$(( $1 - $2 ))")
 
+	// The handoff claims what the receipts back: the feature completed with
+	// its commit and the receipt of the accepted attempt.
+	require.Equal(t, filepath.Join(w.home, "runs", id, "handoff.md"), s.Handoff)
+	handoff, err := os.ReadFile(s.Handoff)
+	require.NoError(t, err)
+	require.Contains(t, string(handoff), s.Commit[:7])
+	require.Contains(t, string(handoff), s.Attempts[1].Gate.ReceiptID)
+	require.NotContains(t, string(handoff), "Not verified")
+
 	// Artifacts and listing.
 	for _, f := range []string{"transcripts/f1-attempt-1-worker.md", "transcripts/f1-attempt-1-auditor.md", "gate/f1-attempt-2.log", "gate/f1-baseline.log"} {
 		_, err := os.Stat(filepath.Join(w.home, "runs", id, f))
