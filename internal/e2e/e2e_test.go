@@ -156,6 +156,12 @@ func TestStartFixesRepoThroughRejection(t *testing.T) {
 // running.
 func TestCrashAndResumeContinuesSession(t *testing.T) {
 	needsE2E(t)
+	t.Run("SIGKILL", func(t *testing.T) { crashAndResume(t, true) })
+	// `horizon stop` (a shutdown or reboot) mid-session: the same promise.
+	t.Run("horizon stop", func(t *testing.T) { crashAndResume(t, false) })
+}
+
+func crashAndResume(t *testing.T, kill bool) {
 	script := demoScript(t)
 	// The first worker conversation hangs at its first model call until the
 	// daemon is killed; later conversations use the demo's rules.
@@ -184,8 +190,13 @@ func TestCrashAndResumeContinuesSession(t *testing.T) {
 	require.NotEmpty(t, agents)
 
 	pid := w.daemonPID()
-	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
-	require.Eventually(t, func() bool { return !alive(pid) }, 10*time.Second, 50*time.Millisecond)
+	if kill {
+		require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+	} else {
+		out, code := w.run(ctx, "stop")
+		require.Equal(t, 0, code, out)
+	}
+	require.Eventually(t, func() bool { return !alive(pid) }, 30*time.Second, 50*time.Millisecond)
 	// The parent-death signal takes OpenCode down with the daemon.
 	require.Eventually(t, func() bool {
 		for _, p := range agents {
