@@ -192,6 +192,7 @@ type RunState struct {
 	Commit      string            `json:"commit,omitempty"`
 	Baseline    *GateRun          `json:"baseline,omitempty"` // the gate on the base commit, before any change
 	Handoff     string            `json:"handoff,omitempty"`  // path of handoff.md, written when the run ends
+	Paused      bool              `json:"paused,omitempty"`   // held by `horizon pause` before its next attempt
 	Attempts    []Attempt         `json:"attempts"`
 	Usage       Usage             `json:"usage"`
 	Ceiling     float64           `json:"ceiling,omitempty"`     // spend ceiling in USD, 0: none

@@ -151,6 +151,16 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (*horizon.RunState, error) {
 	); err != nil {
 		return nil, fmt.Errorf("register set-ceiling update: %w", err)
 	}
+	for name, paused := range map[string]bool{UpdatePause: true, UpdateResume: false} {
+		paused := paused
+		if err := workflow.SetUpdateHandler(ctx, name, func(ctx workflow.Context) (*horizon.RunState, error) {
+			r.state.Paused = paused
+			r.publish(ctx)
+			return &r.state, nil
+		}); err != nil {
+			return nil, fmt.Errorf("register %s update: %w", name, err)
+		}
+	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateSetDayCeiling,
 		func(ctx workflow.Context, usd float64) (*horizon.RunState, error) {
 			r.dayCeiling, r.state.DayCeiling = usd, usd
@@ -235,6 +245,9 @@ func (r *run) loop(ctx workflow.Context) (*horizon.RunState, error) {
 	}
 
 	for n := 1; n <= st.MaxAttempts; {
+		if err := r.holdIfPaused(ctx); err != nil {
+			return r.fail(ctx, err)
+		}
 		if err := r.underCeiling(ctx); err != nil {
 			return r.fail(ctx, err)
 		}
@@ -398,6 +411,24 @@ func (r *run) attempt(ctx workflow.Context, n int, lane activities.Lane, prev *h
 	c.Outcome = horizon.OutcomeAccepted
 	st.Commit = commit.Commit
 	return true, nil
+}
+
+// holdIfPaused waits while a person has paused the run.
+func (r *run) holdIfPaused(ctx workflow.Context) error {
+	st := &r.state
+	if !st.Paused {
+		return nil
+	}
+	phase := st.Phase
+	st.Phase = horizon.PhasePaused
+	st.Reason = fmt.Sprintf("paused by `horizon pause`; `horizon resume %s` lets it go on", st.RunID)
+	r.publish(ctx)
+	if err := workflow.Await(ctx, func() bool { return !st.Paused }); err != nil {
+		return err
+	}
+	st.Phase, st.Reason = phase, ""
+	r.publish(ctx)
+	return nil
 }
 
 // underCeiling pauses the run while its spend is at or over its ceiling,

@@ -371,3 +371,28 @@ func (e *env) mockHandoff() {
 		return activities.HandoffOutput{Path: "/runs/" + st.RunID + "/handoff.md"}, nil
 	}).Maybe()
 }
+
+// A paused run holds before its next attempt until resumed.
+func TestPauseHoldsBeforeNextAttempt(t *testing.T) {
+	e := newEnv(t)
+	e.sessions([]activities.SessionOutput{satisfied, satisfied}, []activities.SessionOutput{reject, accept})
+	e.gates("pass", "pass")
+	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "c"}, nil)
+	noop := &testsuite.TestUpdateCallback{OnReject: func(err error) { t.Error(err) }, OnAccept: func() {}, OnComplete: func(any, error) {}}
+	var held horizon.RunState
+	e.RegisterDelayedCallback(func() { e.UpdateWorkflow(UpdatePause, "p", noop) }, 0)
+	e.RegisterDelayedCallback(func() {
+		v, err := e.QueryWorkflow(QueryStatus)
+		require.NoError(t, err)
+		require.NoError(t, v.Get(&held))
+		e.UpdateWorkflow(UpdateResume, "r", noop)
+	}, time.Hour)
+	e.ExecuteWorkflow(RunWorkflow, input())
+	s, err := result(t, e)
+	require.NoError(t, err)
+	require.True(t, held.Paused)
+	require.Equal(t, horizon.PhasePaused, held.Phase)
+	require.Empty(t, held.Attempts, "paused before the first attempt")
+	require.False(t, s.Paused)
+	require.Equal(t, horizon.StatusCompleted, s.Status)
+}

@@ -16,6 +16,10 @@ const (
 	// UpdateSetCeiling sets the run's spend ceiling (USD, 0: none); a run
 	// paused at its ceiling goes on once the ceiling is above its spend.
 	UpdateSetCeiling = "set-ceiling"
+	// UpdatePause holds the run before its next attempt (the step in
+	// flight finishes); UpdateResume lets it go on.
+	UpdatePause  = "pause"
+	UpdateResume = "resume"
 	// UpdateSetDayCeiling sets the daily ceiling this run observes (USD, 0: none).
 	UpdateSetDayCeiling = "set-day-ceiling"
 	// DefaultFeature is the single feature of a run until plans arrive.

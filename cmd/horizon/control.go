@@ -68,7 +68,7 @@ func (a *app) resumeCmd() *cobra.Command {
 		Long: `Start the horizon daemon if it is not running (embedded engine), and list the
 runs that continue. Runs keep their place: an agent session that was in flight
 is continued (the same OpenCode session, not a new paid one), a finished step
-is not repeated.
+is not repeated. With RUN, a run held by ` + "`horizon pause`" + ` goes on too.
 
 With RUN, show that run; with --follow, follow it to its end like ` + "`horizon start`" + `
 (same exit codes).`,
@@ -97,6 +97,11 @@ With RUN, show that run; with --follow, follow it to its end like ` + "`horizon 
 				s, err := waitLive(ctx, c, id)
 				if err != nil {
 					return err
+				}
+				if s.Paused && len(args) == 1 {
+					if s, err = updateRun(ctx, c, id, workflows.UpdateResume); err != nil {
+						return err
+					}
 				}
 				states = append(states, s)
 			}
@@ -212,20 +217,9 @@ ceiling (all runs' spend per UTC day, spend.day_ceiling) that RUN observes.`,
 			if day {
 				name = workflows.UpdateSetDayCeiling
 			}
-			h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-				WorkflowID: args[0], UpdateName: name, Args: []any{usd},
-				WaitForStage: client.WorkflowUpdateStageCompleted,
-			})
+			s, err := updateRun(ctx, c, args[0], name, usd)
 			if err != nil {
-				var nf *serviceerror.NotFound
-				if errors.As(err, &nf) {
-					return usageError{runNotFound{args[0]}}
-				}
-				return usageError{fmt.Errorf("set-ceiling %s: %w", args[0], err)}
-			}
-			var s horizon.RunState
-			if err := h.Get(ctx, &s); err != nil {
-				return usageError{fmt.Errorf("set-ceiling %s: %w", args[0], err)}
+				return err
 			}
 			fmt.Fprintf(a.out, "run %s: ceiling $%.2f, spent $%.4f; daily ceiling $%.2f\n", s.RunID, s.Ceiling, s.Usage.Cost, s.DayCeiling)
 			return nil
@@ -233,4 +227,49 @@ ceiling (all runs' spend per UTC day, spend.day_ceiling) that RUN observes.`,
 	}
 	cmd.Flags().BoolVar(&day, "day", false, "set the daily ceiling instead of the run's")
 	return cmd
+}
+
+// updateRun sends a validated update to a run and returns its new state.
+// A rejected update (the validator's reason) is bad input.
+func updateRun(ctx context.Context, c client.Client, id, name string, args ...any) (*horizon.RunState, error) {
+	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: id, UpdateName: name, Args: args, WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err != nil {
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return nil, usageError{runNotFound{id}}
+		}
+		return nil, usageError{fmt.Errorf("%s %s: %w", name, id, err)}
+	}
+	var s horizon.RunState
+	if err := h.Get(ctx, &s); err != nil {
+		return nil, usageError{fmt.Errorf("%s %s: %w", name, id, err)}
+	}
+	return &s, nil
+}
+
+func (a *app) pauseCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "pause RUN",
+		Short: "Hold a run before its next attempt (the step in flight finishes); `horizon resume RUN` lets it go on",
+		Long: `Hold RUN before its next attempt. The step in flight (an agent session, a
+gate run) finishes and is recorded; nothing new starts, and nothing is paid
+for, until ` + "`horizon resume RUN`" + `.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			c, err := a.dial(ctx, false)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			s, err := updateRun(ctx, c, args[0], workflows.UpdatePause)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.out, "run %s paused (it holds before its next attempt; now: %s)\n", s.RunID, s.Phase)
+			return nil
+		},
+	}
 }
