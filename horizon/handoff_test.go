@@ -42,7 +42,7 @@ func blockedRun(t *testing.T) HandoffInput {
 func TestHandoffBlockedGolden(t *testing.T) {
 	in := blockedRun(t)
 	got := Handoff(in)
-	golden(t, "handoff_blocked.md", got)
+	goldenFile(t, "handoff_blocked.md", got)
 
 	require.Contains(t, got, "- **f1** Parse ISO dates — commit `1a2b3c4`; gate pass (receipt `r-0002`, attempt 2); audit accept")
 	require.Contains(t, got, "`missing_credential`: CALENDAR_API_KEY is not set")
@@ -67,7 +67,7 @@ func TestHandoffCompletedGolden(t *testing.T) {
 	got := Handoff(HandoffInput{RunID: "r1", Status: StatusCompleted, Branch: "horizon/r1", Plan: p,
 		ReceiptVerdicts: map[string]string{"r-1": "pass"}, Baseline: &GateRun{Verdict: "pass"},
 		Usage: Usage{Input: 1200, Output: 300, Reasoning: 50, CacheRead: 400, Cost: 0.0421}})
-	golden(t, "handoff_completed.md", got)
+	goldenFile(t, "handoff_completed.md", got)
 	require.NotContains(t, got, "horizon resume", "a completed run has nothing to resume")
 	require.Contains(t, got, "- Tokens: 1550 ")
 	require.Contains(t, got, "- Cost: $0.0421")

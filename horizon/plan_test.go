@@ -320,7 +320,7 @@ func TestPlanJSONGolden(t *testing.T) {
 	p := samplePlan(t)
 	b, err := json.MarshalIndent(p, "", "  ")
 	require.NoError(t, err)
-	golden(t, "plan.golden.json", string(b)+"\n")
+	goldenFile(t, "plan.golden.json", string(b)+"\n")
 
 	var back Plan
 	require.NoError(t, json.Unmarshal(b, &back))

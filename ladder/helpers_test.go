@@ -1,51 +1,11 @@
 package ladder
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
+	"github.com/horizon/horizon/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+func readTestdata(t testing.TB, name string) string { return golden.Read(t, name) }
 
-// readTestdata returns the contents of testdata/<name>.
-func readTestdata(t testing.TB, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	require.NoError(t, err)
-	return string(b)
-}
-
-// golden compares got with testdata/<name>, or rewrites it under -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file: run go test ./ladder/ -update")
-	if string(want) == got {
-		return
-	}
-	// Name the first differing line rather than dumping both files.
-	w, g := strings.Split(string(want), "\n"), strings.Split(got, "\n")
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			t.Fatalf("golden %s differs at line %d:\nwant: %s\ngot:  %s\nif the change is intended, run go test ./ladder/ -update and review the diff", name, i+1, wl, gl)
-		}
-	}
-}
+func goldenFile(t *testing.T, name, got string) { golden.Assert(t, name, got) }

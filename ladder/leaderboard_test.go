@@ -62,7 +62,7 @@ func TestParseLeaderboardErrors(t *testing.T) {
 				var se *SchemaError
 				require.ErrorAs(t, err, &se)
 			}
-			golden(t, "leaderboard/"+name+".golden", err.Error()+"\n")
+			goldenFile(t, "leaderboard/"+name+".golden", err.Error()+"\n")
 		})
 	}
 }
@@ -220,7 +220,7 @@ func TestResolveAll(t *testing.T) {
 		g.WriteString("\n")
 		require.Len(t, choices, len(Roles())-strings.Count(fmt.Sprint(err), "no connected model"))
 	}
-	golden(t, "resolve_all.golden", g.String())
+	goldenFile(t, "resolve_all.golden", g.String())
 }
 
 func TestCanonicalRole(t *testing.T) {

@@ -155,7 +155,7 @@ func TestRouteScenarios(t *testing.T) {
 			fmt.Fprintf(&g, "\n%s\n\n", d.Reason)
 		})
 	}
-	golden(t, "route/scenarios.golden", g.String())
+	goldenFile(t, "route/scenarios.golden", g.String())
 }
 
 // The example reason of the design brief, word for word.

@@ -1,54 +1,19 @@
 package reader
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/horizon/horizon/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+func readTestdata(t testing.TB, name string) string { return golden.Read(t, name) }
 
-// readTestdata returns the contents of testdata/<name>.
-func readTestdata(t testing.TB, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	require.NoError(t, err)
-	return string(b)
-}
-
-// golden compares got with testdata/<name>, or rewrites it under -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file: run go test ./internal/reader/ -update")
-	if string(want) == got {
-		return
-	}
-	w, g := strings.Split(string(want), "\n"), strings.Split(got, "\n")
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			t.Fatalf("%s differs at line %d (run with -update if the change is intended)\nwant: %q\ngot:  %q", path, i+1, wl, gl)
-		}
-	}
-}
+func goldenFile(t *testing.T, name, got string) { golden.Assert(t, name, got) }
 
 // goEvidence is a go test failure: the real output of the gate's "go2"
 // project and a diff that explains it.
@@ -105,7 +70,7 @@ func TestPromptGolden(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			sys, user := Prompt(tc.ev)
-			golden(t, "prompt_"+tc.name+".golden", "=== system ===\n"+sys+"\n=== user ===\n"+user)
+			goldenFile(t, "prompt_"+tc.name+".golden", "=== system ===\n"+sys+"\n=== user ===\n"+user)
 
 			sys2, user2 := Prompt(tc.ev)
 			require.Equal(t, sys, sys2, "Prompt is deterministic")
