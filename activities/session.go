@@ -40,7 +40,7 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 	}
 	agentName := AgentWorker
 	prompt := in.Prompt
-	if in.Role == "explorer" {
+	if in.Role == "explorer" || in.Role == "lead" {
 		agentName = AgentExplorer
 	}
 	if in.Role == "auditor" {
@@ -119,6 +119,15 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 	}
 	if in.Role == "explorer" {
 		out.Notes = lastBytes(res.Text, 6000)
+		return out, nil
+	}
+	if in.Role == "lead" {
+		pl, perr := agent.ParsePlan(res.Text)
+		if perr != nil {
+			out.ProtocolError = perr.Error()
+		} else {
+			out.PlanJSON = pl.Raw
+		}
 		return out, nil
 	}
 	if in.Role == "auditor" {

@@ -62,7 +62,7 @@ type SessionInput struct {
 	RunID      string
 	Feature    string
 	Attempt    int
-	Role       string // "worker", "auditor" or "explorer" (read-only retrieval)
+	Role       string // "worker", "auditor", "explorer" (read-only retrieval) or "lead" (read-only planning)
 	Lane       string
 	BaseCommit string // the auditor's diff is taken against it
 	Model      string
@@ -79,6 +79,7 @@ type SessionOutput struct {
 	ProtocolError string          // missing or invalid protocol block
 	Asked         []string        // permissions or questions the agent raised (denied)
 	Notes         string          // explorer: what it found (its final message, bounded)
+	PlanJSON      []byte          // lead: the horizon-plan block's JSON, extra fields included
 	Transcript    string          // path of the final message on disk
 }
 

@@ -97,6 +97,20 @@ func RetrievalBrief(goal string, symbols []string, gateTail string) string {
 	return b.String()
 }
 
+// PlanBrief asks the lead (read-only) to plan the goal into milestones and
+// atomic features. problem, on a retry, is why the last plan was rejected.
+func PlanBrief(goal, problem string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Plan\n\nRead the repository (you cannot edit or run anything) and plan the goal below into milestones of small, atomic features. Each feature must be checkable by the repository's tests (its gate) and reviewable on its own.\n\n## Goal\n\n%s\n\n", strings.TrimSpace(goal))
+	if p := strings.TrimSpace(problem); p != "" {
+		fmt.Fprintf(&b, "## Your previous plan was rejected\n\n%s\n\nFix every problem listed.\n\n", clip(p, 4000))
+	}
+	b.WriteString("For each feature give an id (f1, f2, …, unique), a title, acceptance criteria, the paths it may touch, and its kind: mechanical (a recurring fix shape), bounded (a clear, local change) or open (needs design). Rate the goal's ambiguity LOW, MEDIUM or HIGH and list the assumptions you made.\n\n")
+	b.WriteString("End your final message with exactly one fenced block:\n\n")
+	b.WriteString("```horizon-plan\n{\"milestones\": [{\"title\": \"...\", \"features\": [{\"id\": \"f1\", \"title\": \"...\", \"acceptance\": [\"...\"], \"paths\": [\"...\"], \"kind\": \"bounded\"}]}], \"ambiguity\": \"LOW\", \"assumptions\": [\"...\"]}\n```\n")
+	return b.String()
+}
+
 // AuditBrief is the prompt for the independent auditor. The diff is attached
 // by the activity (it can be large and does not belong in history).
 func AuditBrief(goal string, n int, gate *GateRun, diff string) string {

@@ -116,6 +116,7 @@ func Serve(ctx context.Context, o Options) error {
 		MaxConcurrentActivityExecutionSize: 8,
 	})
 	w.RegisterWorkflowWithOptions(workflows.RunWorkflow, workflow.RegisterOptions{Name: workflows.RunWorkflowName})
+	w.RegisterWorkflowWithOptions(workflows.PlanWorkflow, workflow.RegisterOptions{Name: workflows.PlanWorkflowName})
 	w.RegisterActivityWithOptions(acts, activity.RegisterOptions{})
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)

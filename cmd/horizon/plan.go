@@ -1,0 +1,107 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/workflows"
+)
+
+func (a *app) planCmd() *cobra.Command {
+	var asJSON bool
+	var model string
+	cmd := &cobra.Command{
+		Use:   `plan [--repo DIR] [--model P/M] [--json] "<goal>"`,
+		Short: "Have the lead plan a goal into milestones and atomic features (nothing is changed)",
+		Long: `Ask the lead (a read-only agent: it can read the repository, not edit it or
+run anything) to plan the goal into milestones of atomic features, each with
+acceptance criteria, the paths it may touch and its kind (mechanical,
+bounded, open), plus the goal's ambiguity and the assumptions made. A plan
+that does not validate goes back to the lead with every problem named, up
+to three times. The plan is printed (--json: the whole plan); executing a
+plan feature by feature is not wired into ` + "`horizon start`" + ` yet.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if strings.TrimSpace(strings.Join(args, " ")) == "" {
+				return usagef("plan needs a goal: horizon plan \"<what to achieve>\"")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			goal := strings.TrimSpace(strings.Join(args, " "))
+			p, err := a.prepare(ctx, goal)
+			if err != nil {
+				return err
+			}
+			c, err := a.dial(ctx, true)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			in := workflows.PlanInput{
+				RunID: strings.Replace(p.input.RunID, "run-", "plan-", 1), Goal: goal, Repo: p.input.Repo,
+				BaseCommit: p.input.BaseCommit, Model: p.input.Model, ModelsFile: p.input.ModelsFile, Limits: p.input.Limits,
+			}
+			fmt.Fprintf(a.errOut, "planning %s (the lead reads %s at %s)…\n", in.RunID, in.Repo, short(in.BaseCommit))
+			h, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+				ID: in.RunID, TaskQueue: a.cfg.Temporal.TaskQueue, StaticSummary: "plan: " + oneLine(goal, 190),
+			}, workflows.PlanWorkflowName, in)
+			if err != nil {
+				return fmt.Errorf("start planning: %w", err)
+			}
+			var res workflows.PlanResult
+			if err := h.Get(ctx, &res); err != nil {
+				var app *temporal.ApplicationError
+				if errors.As(err, &app) && app.HasDetails() && app.Details(&res) == nil {
+					for i, r := range res.Rejected {
+						fmt.Fprintf(a.errOut, "try %d rejected: %s\n", i+1, r)
+					}
+					return exitErr{code: ExitRunEnded, msg: app.Error()}
+				}
+				return fmt.Errorf("planning %s: %w", in.RunID, err)
+			}
+			if asJSON {
+				return json.NewEncoder(a.out).Encode(res)
+			}
+			printPlan(a.out, &res)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&model, "model", "m", "", "provider/model for the lead (default: models.default, else the leaderboard)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print {plan, tries, rejected, usage} as JSON")
+	return cmd
+}
+
+func printPlan(w io.Writer, res *workflows.PlanResult) {
+	p := res.Plan
+	fmt.Fprintf(w, "plan for: %s\nambiguity %s · %d tries · %d tokens · $%.4f\n", oneLine(p.Goal, 100), p.Ambiguity, res.Tries, res.Usage.Tokens(), res.Usage.Cost)
+	for _, m := range p.Milestones {
+		fmt.Fprintf(w, "\n%s  %s\n", m.ID, m.Title)
+		for _, f := range m.Features {
+			fmt.Fprintf(w, "  %-6s %-10s %s\n", f.ID, f.Kind, f.Title)
+			for _, c := range f.Acceptance {
+				fmt.Fprintf(w, "         ✓ %s\n", c)
+			}
+			if len(f.Paths) > 0 {
+				fmt.Fprintf(w, "         paths: %s\n", strings.Join(f.Paths, ", "))
+			}
+		}
+	}
+	if p.Ambiguity == horizon.AmbiguityHigh {
+		fmt.Fprintln(w, "\nambiguity is HIGH: review the assumptions before running this plan")
+	}
+	if len(p.Assumptions) > 0 {
+		fmt.Fprintln(w, "\nassumptions:")
+		for _, s := range p.Assumptions {
+			fmt.Fprintf(w, "  - %s\n", s)
+		}
+	}
+}

@@ -1,0 +1,95 @@
+package workflows
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/horizon/horizon/activities"
+	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/ladder"
+)
+
+// PlanWorkflowName is the workflow type of `horizon plan`.
+const PlanWorkflowName = "PlanWorkflow"
+
+// planTries bounds how often an invalid plan goes back to the lead.
+const planTries = 3
+
+// PlanInput asks for a plan of a goal.
+type PlanInput struct {
+	RunID      string
+	Goal       string
+	Repo       string
+	BaseCommit string
+	Model      string
+	ModelsFile string
+	Limits     Limits
+}
+
+// PlanResult is a validated plan and what it took.
+type PlanResult struct {
+	Plan     horizon.Plan
+	Tries    int
+	Rejected []string // why earlier plans were rejected
+	Usage    horizon.Usage
+}
+
+// PlanWorkflow has the lead (a read-only agent) plan a goal into
+// milestones and atomic features. A plan that does not validate goes back
+// to the lead with every problem named, up to planTries times; the
+// accepted plan is returned (and the run that executes it comes next).
+func PlanWorkflow(ctx workflow.Context, in PlanInput) (*PlanResult, error) {
+	l := in.Limits.withDefaults()
+	run := &run{in: RunInput{RunID: in.RunID}, limits: l}
+	var pre activities.PreflightOutput
+	if err := run.exec(ctx, gitOptions("preflight: repo, gate, models"), a.Preflight, activities.PreflightInput{
+		RunID: in.RunID, Repo: in.Repo, BaseCommit: in.BaseCommit, Model: in.Model, ModelsFile: in.ModelsFile,
+	}, &pre); err != nil {
+		return nil, err
+	}
+	model := pre.Models["worker"]
+	if in.Model == "" {
+		// Planning is the lead's role; the leaderboard's lead choice is the
+		// metered T4 rung when one is connected.
+		if r := pre.Tiers; r != nil && r[ladder.T4].Available {
+			model = r[ladder.T4].Model
+		}
+	}
+	var lane activities.Lane
+	if err := run.exec(ctx, gitOptions("planning lane"), a.PrepareLane, activities.LaneInput{
+		RunID: in.RunID, Feature: "plan", Repo: in.Repo, BaseCommit: in.BaseCommit,
+	}, &lane); err != nil {
+		return nil, err
+	}
+	res := &PlanResult{}
+	problem := ""
+	for try := 1; try <= planTries; try++ {
+		res.Tries = try
+		var out activities.SessionOutput
+		if err := run.exec(ctx, sessionOptions(l, fmt.Sprintf("lead · plan · try %d", try), ""), a.AgentSession, activities.SessionInput{
+			RunID: in.RunID, Feature: "plan", Attempt: try, Role: "lead", Lane: lane.Path, BaseCommit: in.BaseCommit,
+			Model: model, Prompt: horizon.PlanBrief(in.Goal, problem),
+		}, &out); err != nil {
+			return nil, err
+		}
+		res.Usage = res.Usage.Add(out.Usage)
+		problem = out.ProtocolError
+		if problem == "" {
+			var block horizon.PlanBlock
+			if err := json.Unmarshal(out.PlanJSON, &block); err != nil {
+				problem = "the horizon-plan block is not valid JSON: " + err.Error()
+			} else if p, err := horizon.PlanFromBlock(in.Goal, block); err != nil {
+				problem = err.Error()
+			} else {
+				res.Plan = p
+				return res, nil
+			}
+		}
+		res.Rejected = append(res.Rejected, problem)
+	}
+	return nil, temporal.NewNonRetryableApplicationError(
+		fmt.Sprintf("no valid plan after %d tries; last problem: %s", planTries, problem), FailureRunFailed, nil, *res)
+}
