@@ -122,11 +122,11 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 		return out, nil
 	}
 	if in.Role == "lead" {
-		pl, perr := agent.ParsePlan(res.Text)
-		if perr != nil {
-			out.ProtocolError = perr.Error()
+		p, err := validPlan(in.Goal, res.Text)
+		if err != nil {
+			out.ProtocolError = err.Error()
 		} else {
-			out.PlanJSON = pl.Raw
+			out.Plan = &p
 		}
 		return out, nil
 	}
@@ -196,4 +196,18 @@ func classifySessionError(err error) error {
 		return temporal.NewNonRetryableApplicationError(um.Error(), ErrTypeUnknownModel, nil)
 	}
 	return err
+}
+
+// validPlan parses the lead's horizon-plan block and validates it as a
+// plan of goal; the error names every problem, for the lead's next try.
+func validPlan(goal, text string) (horizon.Plan, error) {
+	pl, err := agent.ParsePlan(text)
+	if err != nil {
+		return horizon.Plan{}, err
+	}
+	var block horizon.PlanBlock
+	if err := json.Unmarshal(pl.Raw, &block); err != nil {
+		return horizon.Plan{}, fmt.Errorf("the horizon-plan block is not valid JSON: %w", err)
+	}
+	return horizon.PlanFromBlock(goal, block)
 }

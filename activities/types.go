@@ -63,6 +63,7 @@ type SessionInput struct {
 	Feature    string
 	Attempt    int
 	Role       string // "worker", "auditor", "explorer" (read-only retrieval) or "lead" (read-only planning)
+	Goal       string // lead: the goal the plan is validated against
 	Lane       string
 	BaseCommit string // the auditor's diff is taken against it
 	Model      string
@@ -79,7 +80,7 @@ type SessionOutput struct {
 	ProtocolError string          // missing or invalid protocol block
 	Asked         []string        // permissions or questions the agent raised (denied)
 	Notes         string          // explorer: what it found (its final message, bounded)
-	PlanJSON      []byte          // lead: the horizon-plan block's JSON, extra fields included
+	Plan          *horizon.Plan   // lead: the validated plan (ProtocolError says why there is none)
 	Transcript    string          // path of the final message on disk
 }
 

@@ -567,7 +567,9 @@ func (r resolver) satisfied(id string, seen map[string]bool) bool {
 
 // heldBy lists the blocked or skipped features under f's dependencies.
 func (r resolver) heldBy(f Feature) []string {
-	found := map[string]bool{}
+	// out collects in walk order and is sorted below: no map iteration, so
+	// workflows can call this deterministically.
+	var out []string
 	seen := map[string]bool{}
 	var walk func(id string)
 	walk = func(id string) {
@@ -581,7 +583,7 @@ func (r resolver) heldBy(f Feature) []string {
 		}
 		switch d.Status {
 		case FeatureBlocked, FeatureSkipped:
-			found[id] = true
+			out = append(out, id) // seen guards against a second append
 			return
 		case FeatureAccepted:
 			return
@@ -596,10 +598,6 @@ func (r resolver) heldBy(f Feature) []string {
 	}
 	for _, d := range f.DependsOn {
 		walk(d)
-	}
-	out := make([]string, 0, len(found))
-	for id := range found {
-		out = append(out, id)
 	}
 	slices.SortFunc(out, func(a, b string) int { return r.order[a] - r.order[b] })
 	if len(out) == 0 {

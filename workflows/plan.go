@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"go.temporal.io/sdk/temporal"
@@ -70,24 +69,17 @@ func PlanWorkflow(ctx workflow.Context, in PlanInput) (*PlanResult, error) {
 		res.Tries = try
 		var out activities.SessionOutput
 		if err := run.exec(ctx, sessionOptions(l, fmt.Sprintf("lead · plan · try %d", try), ""), a.AgentSession, activities.SessionInput{
-			RunID: in.RunID, Feature: "plan", Attempt: try, Role: "lead", Lane: lane.Path, BaseCommit: in.BaseCommit,
+			RunID: in.RunID, Feature: "plan", Attempt: try, Role: "lead", Goal: in.Goal, Lane: lane.Path, BaseCommit: in.BaseCommit,
 			Model: model, Prompt: horizon.PlanBrief(in.Goal, problem),
 		}, &out); err != nil {
 			return nil, err
 		}
 		res.Usage = res.Usage.Add(out.Usage)
-		problem = out.ProtocolError
-		if problem == "" {
-			var block horizon.PlanBlock
-			if err := json.Unmarshal(out.PlanJSON, &block); err != nil {
-				problem = "the horizon-plan block is not valid JSON: " + err.Error()
-			} else if p, err := horizon.PlanFromBlock(in.Goal, block); err != nil {
-				problem = err.Error()
-			} else {
-				res.Plan = p
-				return res, nil
-			}
+		if out.Plan != nil && out.ProtocolError == "" {
+			res.Plan = *out.Plan
+			return res, nil
 		}
+		problem = out.ProtocolError
 		res.Rejected = append(res.Rejected, problem)
 	}
 	return nil, temporal.NewNonRetryableApplicationError(

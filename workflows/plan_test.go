@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/mock"
@@ -37,9 +38,13 @@ func TestPlanWorkflowRetriesInvalidPlans(t *testing.T) {
 		case 1:
 			return activities.SessionOutput{ProtocolError: "protocol_error: no ```horizon-plan block in the final message"}, nil
 		case 2:
-			return activities.SessionOutput{PlanJSON: []byte(`{"milestones": [{"title": "x", "features": [{"id": "f1", "title": "t", "kind": "huge"}]}], "ambiguity": "LOW"}`)}, nil
+			return activities.SessionOutput{ProtocolError: `invalid plan: feature f1: kind "huge" is not mechanical|bounded|open`}, nil
 		}
-		return activities.SessionOutput{PlanJSON: []byte(validPlan), Usage: horizon.Usage{Input: 10, Cost: 0.01}}, nil
+		var block horizon.PlanBlock
+		require.NoError(t, json.Unmarshal([]byte(validPlan), &block))
+		p, err := horizon.PlanFromBlock("Make add.sh add", block)
+		require.NoError(t, err)
+		return activities.SessionOutput{Plan: &p, Usage: horizon.Usage{Input: 10, Cost: 0.01}}, nil
 	})
 	e.ExecuteWorkflow(PlanWorkflow, PlanInput{RunID: "plan-1", Goal: "Make add.sh add", Repo: "/repo", BaseCommit: "abc"})
 	require.True(t, e.IsWorkflowCompleted())

@@ -151,14 +151,17 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (*horizon.RunState, error) {
 	); err != nil {
 		return nil, fmt.Errorf("register set-ceiling update: %w", err)
 	}
-	for name, paused := range map[string]bool{UpdatePause: true, UpdateResume: false} {
-		paused := paused
-		if err := workflow.SetUpdateHandler(ctx, name, func(ctx workflow.Context) (*horizon.RunState, error) {
+	for _, u := range []struct {
+		name   string
+		paused bool
+	}{{UpdatePause, true}, {UpdateResume, false}} {
+		paused := u.paused
+		if err := workflow.SetUpdateHandler(ctx, u.name, func(ctx workflow.Context) (*horizon.RunState, error) {
 			r.state.Paused = paused
 			r.publish(ctx)
 			return &r.state, nil
 		}); err != nil {
-			return nil, fmt.Errorf("register %s update: %w", name, err)
+			return nil, fmt.Errorf("register %s update: %w", u.name, err)
 		}
 	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateSetDayCeiling,
