@@ -27,7 +27,7 @@ func WorkerBrief(goal string, n, max int, prev *Attempt, guidance string) string
 		b.WriteString(Evidence(prev))
 	}
 	if g := strings.TrimSpace(guidance); g != "" {
-		b.WriteString("\n## Guidance (from a reader that studied the evidence; verify before relying on it)\n\n")
+		b.WriteString("\n## Guidance (from a reader model or a person; verify before relying on it)\n\n")
 		b.WriteString(clip(g, maxEvidence))
 		b.WriteString("\n")
 	}

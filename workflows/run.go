@@ -164,6 +164,28 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (*horizon.RunState, error) {
 			return nil, fmt.Errorf("register %s update: %w", u.name, err)
 		}
 	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateUnblock,
+		func(ctx workflow.Context, u Unblock) (*horizon.RunState, error) {
+			r.state.Blocker = nil
+			r.unblockNote = fmt.Sprintf("A person unblocked this feature (it was blocked: %s). Their note: %s", r.state.Reason, u.Note)
+			r.publish(ctx)
+			return &r.state, nil
+		},
+		workflow.UpdateHandlerOptions{Validator: func(u Unblock) error {
+			if r.state.Blocker == nil {
+				return fmt.Errorf("run %s is not blocked", r.state.RunID)
+			}
+			if u.Feature != "" && u.Feature != r.state.Feature {
+				return fmt.Errorf("feature %q: this run's feature is %s", u.Feature, r.state.Feature)
+			}
+			if strings.TrimSpace(u.Note) == "" {
+				return errors.New("a note is required: say what changed (a credential added, a service back) so the next attempt knows")
+			}
+			return nil
+		}},
+	); err != nil {
+		return nil, fmt.Errorf("register unblock update: %w", err)
+	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateSetDayCeiling,
 		func(ctx workflow.Context, usd float64) (*horizon.RunState, error) {
 			r.dayCeiling, r.state.DayCeiling = usd, usd
@@ -196,6 +218,8 @@ type run struct {
 	localContext int
 	// indexed is the status last written to the HorizonStatus attribute.
 	indexed horizon.Status
+	// unblockNote is a person's unblock note, handed to the next attempt.
+	unblockNote string
 }
 
 // queue is the task queue for a role's sessions: the paid queue for
@@ -255,6 +279,10 @@ func (r *run) loop(ctx workflow.Context) (*horizon.RunState, error) {
 			return r.fail(ctx, err)
 		}
 		prev, guidance := r.previous()
+		if r.unblockNote != "" {
+			guidance = strings.TrimSpace(r.unblockNote + "\n\n" + guidance)
+			r.unblockNote = ""
+		}
 		p := plan{model: r.models["worker"], queue: r.queue("worker"), applier: activities.ApplierOpenCode}
 		if r.tiers != nil {
 			dec, err := r.route(ctx)
@@ -359,10 +387,12 @@ func (r *run) attempt(ctx workflow.Context, n int, lane activities.Lane, prev *h
 		b, err := horizon.CheckReportBlocker(*rep)
 		if err == nil {
 			c.Outcome = horizon.OutcomeBlocked
-			st.Blocker = &b
-			st.End(horizon.StatusBlocked, horizon.ReasonBlocked, fmt.Sprintf("blocked (%s): %s", b.Type, b.Evidence), workflow.Now(ctx))
-			r.publish(ctx)
-			return true, temporal.NewNonRetryableApplicationError(st.Reason, FailureRunBlocked, nil, *st)
+			// A typed blocker pauses the feature, it does not fail it: the
+			// run waits (costing nothing) for a person to unblock it.
+			if werr := r.waitUnblocked(ctx, b); werr != nil {
+				return false, werr
+			}
+			return false, nil
 		}
 		rep.Summary = strings.TrimSpace(rep.Summary + " (blocker not accepted: " + err.Error() + ")")
 	}
@@ -414,6 +444,25 @@ func (r *run) attempt(ctx workflow.Context, n int, lane activities.Lane, prev *h
 	c.Outcome = horizon.OutcomeAccepted
 	st.Commit = commit.Commit
 	return true, nil
+}
+
+// waitUnblocked records a typed blocker and waits for the unblock update;
+// its note becomes guidance for the next attempt. The run reads blocked
+// meanwhile (status and HorizonStatus), and a handoff is written so the
+// person who must act sees what and why.
+func (r *run) waitUnblocked(ctx workflow.Context, b horizon.Blocker) error {
+	st := &r.state
+	phase := st.Phase
+	st.Blocker, st.Status, st.ReasonKind = &b, horizon.StatusBlocked, horizon.ReasonBlocked
+	st.Reason = fmt.Sprintf("blocked (%s): %s; `horizon unblock %s %s --note \"...\"` lets it go on", b.Type, b.Evidence, st.RunID, st.Feature)
+	r.handoff(ctx)
+	r.publish(ctx)
+	if err := workflow.Await(ctx, func() bool { return st.Blocker == nil }); err != nil {
+		return err
+	}
+	st.Status, st.ReasonKind, st.Reason, st.Phase = horizon.StatusRunning, "", "", phase
+	r.publish(ctx)
+	return nil
 }
 
 // holdIfPaused waits while a person has paused the run.

@@ -156,18 +156,41 @@ func TestGateFailureAndProtocolErrorExhaustAttempts(t *testing.T) {
 	require.Equal(t, FailureRunFailed, app.Type())
 }
 
-func TestBlockedReportStopsTheRun(t *testing.T) {
+// A typed blocker with evidence pauses the run (status blocked, a handoff
+// written) until a person unblocks it with a note, which the next attempt
+// gets; a note-less or premature unblock is refused.
+func TestTypedBlockerWaitsForUnblock(t *testing.T) {
 	e := newEnv(t)
-	blocked := activities.SessionOutput{SessionID: "ses_b", Report: &horizon.Report{Status: "blocked", Blocker: &horizon.Blocker{Type: "missing_credential", Evidence: "STRIPE_KEY unset"}}}
-	e.sessions([]activities.SessionOutput{blocked}, nil)
-	e.gates() // the baseline only
+	blocked := activities.SessionOutput{SessionID: "ses_b", Report: &horizon.Report{Status: "blocked", Blocker: &horizon.Blocker{Type: "missing_credential", Evidence: "STRIPE_KEY is unset in the environment"}}}
+	e.sessions([]activities.SessionOutput{blocked, satisfied}, []activities.SessionOutput{accept})
+	e.gates("pass")
+	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "c"}, nil)
+	var waiting horizon.RunState
+	var refused []error
+	cb := func(name string) *testsuite.TestUpdateCallback {
+		return &testsuite.TestUpdateCallback{
+			OnReject: func(err error) { refused = append(refused, err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
+		}
+	}
+	e.RegisterDelayedCallback(func() {
+		v, err := e.QueryWorkflow(QueryStatus)
+		require.NoError(t, err)
+		require.NoError(t, v.Get(&waiting))
+		e.UpdateWorkflow(UpdateUnblock, "no-note", cb("no-note"), Unblock{Feature: "f1"})
+		e.UpdateWorkflow(UpdateUnblock, "ok", cb("ok"), Unblock{Feature: "f1", Note: "STRIPE_KEY added to the daemon's environment"})
+	}, time.Hour)
 	e.ExecuteWorkflow(RunWorkflow, input())
 	s, err := result(t, e)
-	require.Error(t, err)
-	require.Equal(t, horizon.StatusBlocked, s.Status)
-	require.Equal(t, "missing_credential", s.Blocker.Type)
-	require.Equal(t, []horizon.Status{horizon.StatusBlocked}, e.handoffs)
-	require.Contains(t, s.Reason, "STRIPE_KEY unset")
+	require.NoError(t, err)
+	require.Equal(t, horizon.StatusBlocked, waiting.Status)
+	require.Equal(t, "missing_credential", waiting.Blocker.Type)
+	require.Contains(t, waiting.Reason, "horizon unblock run-1 f1")
+	require.Len(t, refused, 1)
+	require.Contains(t, refused[0].Error(), "note is required")
+	require.Equal(t, horizon.StatusCompleted, s.Status)
+	require.Equal(t, horizon.OutcomeBlocked, s.Attempts[0].Outcome)
+	require.Contains(t, e.briefs[1], "STRIPE_KEY added to the daemon's environment")
+	require.Equal(t, []horizon.Status{horizon.StatusBlocked, horizon.StatusCompleted}, e.handoffs)
 }
 
 func TestBadInputIsNotRetried(t *testing.T) {

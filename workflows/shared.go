@@ -16,6 +16,8 @@ const (
 	// UpdateSetCeiling sets the run's spend ceiling (USD, 0: none); a run
 	// paused at its ceiling goes on once the ceiling is above its spend.
 	UpdateSetCeiling = "set-ceiling"
+	// UpdateUnblock lets a run blocked on a typed blocker go on (Unblock).
+	UpdateUnblock = "unblock"
 	// UpdatePause holds the run before its next attempt (the step in
 	// flight finishes); UpdateResume lets it go on.
 	UpdatePause  = "pause"
@@ -53,3 +55,9 @@ const (
 	// changeHandoff writes handoff.md at the end of a run.
 	changeHandoff = "handoff"
 )
+
+// Unblock is the argument of UpdateUnblock.
+type Unblock struct {
+	Feature string // optional: the blocked feature's ID
+	Note    string // what changed, for the next attempt
+}

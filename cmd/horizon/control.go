@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -272,4 +273,41 @@ for, until ` + "`horizon resume RUN`" + `.`,
 			return nil
 		},
 	}
+}
+
+func (a *app) unblockCmd() *cobra.Command {
+	var note string
+	cmd := &cobra.Command{
+		Use:   `unblock RUN [FEATURE] --note "<what changed>"`,
+		Short: "Let a run blocked on a typed blocker (a missing credential, a service down) go on",
+		Long: `A worker that cannot go on for a reason outside the repository (a missing
+credential, an unavailable service, a platform limit) reports a typed blocker
+with evidence; the run then waits, blocked, costing nothing. Once you have
+dealt with it, unblock the run; the note (required) goes to the next attempt.`,
+		Example: `  horizon unblock run-20261130-021500-ab12cd f1 --note "STRIPE_KEY is now set in the daemon's environment"`,
+		Args:    cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if strings.TrimSpace(note) == "" {
+				return usagef("--note is required: say what changed, so the next attempt knows")
+			}
+			ctx := cmd.Context()
+			c, err := a.dial(ctx, false)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			u := workflows.Unblock{Note: note}
+			if len(args) == 2 {
+				u.Feature = args[1]
+			}
+			s, err := updateRun(ctx, c, args[0], workflows.UpdateUnblock, u)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.out, "run %s unblocked; it goes on (%s)\n", s.RunID, s.Status)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&note, "note", "", "what changed (required); the next attempt reads it")
+	return cmd
 }
