@@ -90,3 +90,12 @@ func money(v float64) string {
 	}
 	return fmt.Sprintf("$%.2f", v)
 }
+
+// Limited reports whether the spend figures alone restrict routing: a
+// ceiling reached, or spend past the throttle point (paid tiers off). A
+// pause from Route while Limited is false comes from the tiers (none
+// usable), not from the budget, and waiting for a raise will not help.
+func (s Spend) Limited() bool {
+	b := s.budget()
+	return b.pause || !b.paidOK
+}

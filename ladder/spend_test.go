@@ -50,3 +50,25 @@ func TestSpendBudget(t *testing.T) {
 		})
 	}
 }
+
+func TestSpendLimited(t *testing.T) {
+	inf := math.Inf(1)
+	tests := []struct {
+		name string
+		s    Spend
+		want bool
+	}{
+		{"no ceilings", Spend{RunCeiling: inf, DayCeiling: inf}, false},
+		{"well under", Spend{RunSpent: 1, RunCeiling: 10, DayCeiling: inf}, false},
+		{"past throttle", Spend{RunSpent: 9, RunCeiling: 10, DayCeiling: inf}, true},
+		{"at day ceiling", Spend{RunCeiling: inf, DaySpent: 5, DayCeiling: 5}, true},
+		{"unset ceiling means no paid budget", Spend{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.s.Limited(); got != tt.want {
+				t.Fatalf("Limited() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

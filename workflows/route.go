@@ -3,7 +3,6 @@ package workflows
 import (
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -100,7 +99,7 @@ func (r *run) route(ctx workflow.Context) (ladder.Decision, error) {
 		if dec.Action != ladder.ActionPause {
 			return dec, nil
 		}
-		if (st.Ceiling > 0 || r.dayCeiling > 0) && strings.Contains(dec.Reason, "ceiling") {
+		if sp.Limited() {
 			// Wait for a raise (set-ceiling), or an hour: the day may have
 			// turned and today's spend be lower.
 			ceiling, day, phase := st.Ceiling, r.dayCeiling, st.Phase
