@@ -49,12 +49,35 @@ type LaneInput struct {
 	Feature    string
 	Repo       string
 	BaseCommit string
+	// FromIntegration cuts a new lane from the tip of the run's integration
+	// branch (made at BaseCommit if missing), so a planned run's feature
+	// builds on the features accepted before it.
+	FromIntegration bool
 }
 
 // Lane is a prepared git worktree.
 type Lane struct {
 	Path   string
 	Branch string
+	// Base is the commit the lane was cut from: diffs, gate snapshots and
+	// the audit are taken against it.
+	Base string
+}
+
+// PlanArtifacts is what SavePlan writes under runs/<run>/.
+type PlanArtifacts struct {
+	RunID string
+	Plan  horizon.Plan
+	// Decisions are appended to decisions.jsonl unless a decision with the
+	// same Seq is there already (a retried activity appends nothing twice).
+	Decisions []horizon.Decision
+}
+
+// IntegrationInput asks for a worktree at the tip of the run's integration
+// branch, for the final gate.
+type IntegrationInput struct {
+	RunID string
+	Repo  string
 }
 
 // SessionInput runs one agent session in a lane.

@@ -12,6 +12,8 @@ import (
 // and listed in the handoff, so a human can review what was decided in
 // their absence. At is passed in (workflow time), never read from a clock.
 type Decision struct {
+	// Seq numbers a run's decisions from 1, so writing them is idempotent.
+	Seq      int       `json:"seq,omitempty"`
 	At       time.Time `json:"at"`
 	Feature  string    `json:"feature,omitempty"` // the feature it concerns, if any
 	What     string    `json:"what"`

@@ -35,6 +35,11 @@ const (
 	PhaseCommit    Phase = "committing"
 	PhaseDone      Phase = "done"
 	PhasePaused    Phase = "paused"
+	PhasePlanning  Phase = "planning"
+	PhaseFeatures  Phase = "features"
+	PhaseApproval  Phase = "waiting for approval"
+	PhaseBlocked   Phase = "blocked"
+	PhaseFinalGate Phase = "integration gate"
 )
 
 // ReasonKind classifies why a run ended other than completed.
@@ -47,6 +52,12 @@ const (
 	ReasonBlocked     ReasonKind = "blocked"
 	ReasonCancelled   ReasonKind = "cancelled"
 	ReasonError       ReasonKind = "error"
+	// ReasonBudget: the run-level budget (time or spend) ran out, the one
+	// hard stop of a planned run.
+	ReasonBudget ReasonKind = "budget"
+	// ReasonIntegration: every feature was accepted but the gate on the
+	// integration branch kept failing after its repair features.
+	ReasonIntegration ReasonKind = "integration"
 )
 
 // Outcome is how one attempt ended.
@@ -200,6 +211,59 @@ type RunState struct {
 	DaySpent    float64           `json:"day_spent,omitempty"`   // today's spend across runs, as last read
 	StartedAt   time.Time         `json:"started_at"`
 	UpdatedAt   time.Time         `json:"updated_at"`
+
+	// Planned runs (horizon start without --single) also carry:
+
+	// Plan is the lead's plan with every feature's attempts, receipts and
+	// status; nil for a single-feature run (whose attempts are Attempts).
+	Plan     *Plan    `json:"plan,omitempty"`
+	Autonomy Autonomy `json:"autonomy,omitempty"`
+	// Waiting is the checkpoint the run waits at for `horizon approve`.
+	Waiting *Checkpoint `json:"waiting,omitempty"`
+	// Budget is the run's hard stop in time and spend.
+	Budget *Budget `json:"budget,omitempty"`
+	// Integration is the last gate run on the integration branch, after
+	// every feature was accepted.
+	Integration *GateRun `json:"integration,omitempty"`
+	// Decisions counts the decisions recorded in decisions.jsonl.
+	Decisions int `json:"decisions,omitempty"`
+	// Histories counts the workflow histories the run has spanned
+	// (continue-as-new starts a fresh one with this state).
+	Histories int `json:"histories,omitempty"`
+	// Planning is what the lead's sessions (planning, decompositions) cost;
+	// Usage includes it.
+	Planning Usage `json:"planning,omitzero"`
+}
+
+// Checkpoint is a point where the run waits for a person (autonomy semi
+// or supervised): the plan (HIGH ambiguity), a milestone, a feature.
+type Checkpoint struct {
+	Kind    CheckpointKind `json:"kind"`
+	Subject string         `json:"subject"` // "plan", a milestone ID or a feature ID
+	Summary string         `json:"summary"` // what is to be approved, in words
+	Since   time.Time      `json:"since"`
+}
+
+// Budget is a run's hard stop: wall time from the run's start and total
+// spend. Zero values mean no limit.
+type Budget struct {
+	Time     time.Duration `json:"time,omitempty"`
+	Spend    float64       `json:"spend,omitempty"`
+	Deadline time.Time     `json:"deadline,omitzero"` // StartedAt + Time
+}
+
+// Exceeded says whether the budget is spent at now with spent USD, and why.
+func (b *Budget) Exceeded(now time.Time, spent float64) (string, bool) {
+	if b == nil {
+		return "", false
+	}
+	if !b.Deadline.IsZero() && !now.Before(b.Deadline) {
+		return fmt.Sprintf("run budget: time limit %s reached at %s", b.Time, b.Deadline.UTC().Format(time.RFC3339)), true
+	}
+	if b.Spend > 0 && spent >= b.Spend {
+		return fmt.Sprintf("run budget: spend limit $%.4f reached ($%.4f spent)", b.Spend, spent), true
+	}
+	return "", false
 }
 
 // Current returns the attempt in progress or last finished, or nil.

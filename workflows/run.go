@@ -43,6 +43,25 @@ type RunInput struct {
 	// run one activity at a time, so across all runs only one paid call is
 	// in flight. Empty: sessions use the run's own queue.
 	PaidQueue string
+
+	// Planned makes the lead plan the goal into milestones and features,
+	// each run by a FeatureWorkflow child; otherwise the goal is one
+	// feature (the verified-change loop runs here, up to MaxAttempts).
+	Planned bool
+	// Autonomy says where a planned run waits for `horizon approve`.
+	Autonomy horizon.Autonomy
+	// Interval is recovery_escalation_interval: attempts per recovery
+	// strategy before the next one is tried (0: the default).
+	Interval int
+	// BudgetTime and BudgetSpend are the planned run's hard stop (0: none).
+	BudgetTime  time.Duration
+	BudgetSpend float64
+	// FeaturesPerHistory, when positive, continues the run as new after
+	// that many features in one history (besides when Temporal suggests
+	// it); it keeps histories short and lets tests cross the boundary.
+	FeaturesPerHistory int
+	// Carry is the state carried across continue-as-new.
+	Carry *Carry
 }
 
 // Limits bound the run's activities.

@@ -24,6 +24,14 @@ const (
 	UpdateResume = "resume"
 	// UpdateSetDayCeiling sets the daily ceiling this run observes (USD, 0: none).
 	UpdateSetDayCeiling = "set-day-ceiling"
+	// UpdateApprove lets a run waiting at a checkpoint go on (Approve).
+	UpdateApprove = "approve"
+	// FeatureWorkflowName is the workflow type of one feature of a planned
+	// run: a child of its RunWorkflow.
+	FeatureWorkflowName = "FeatureWorkflow"
+	// SignalControl carries a run's pause and ceilings to its running
+	// feature (Control).
+	SignalControl = "control"
 	// DefaultFeature is the single feature of a run until plans arrive.
 	DefaultFeature = "f1"
 	// MemoGoal and MemoRepo are set on every run for `horizon list`.
@@ -55,6 +63,23 @@ const (
 	// changeHandoff writes handoff.md at the end of a run.
 	changeHandoff = "handoff"
 )
+
+// Approve is the argument of UpdateApprove.
+type Approve struct {
+	// Subject, when set, must name the checkpoint waited at ("plan", a
+	// milestone or a feature ID), so an approval meant for one checkpoint
+	// cannot pass another.
+	Subject string
+	Note    string
+}
+
+// Control is what a run forwards to its running feature when a person
+// pauses, resumes or changes a ceiling.
+type Control struct {
+	Paused     bool
+	Ceiling    float64
+	DayCeiling float64
+}
 
 // Unblock is the argument of UpdateUnblock.
 type Unblock struct {

@@ -1,0 +1,35 @@
+package workflows
+
+import (
+	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/ladder"
+)
+
+// Carry is a planned run's state carried into the next history by
+// continue-as-new. Transcripts, diffs and receipts stay in files; this is
+// what the workflow itself needs to go on exactly where it was.
+type Carry struct {
+	State horizon.RunState
+	Setup Setup
+	// ChildSeq numbers feature workflows, so every child gets a fresh ID.
+	ChildSeq int
+	// Approved lists the checkpoints a person approved ("plan", milestone
+	// and feature IDs).
+	Approved []string
+	// Notes holds unblock notes not yet handed to an attempt, by feature.
+	Notes map[string]string
+	// IntegrationTries counts final integration gates that failed.
+	IntegrationTries int
+	// Features counts features finished in all histories.
+	Features int
+}
+
+// Setup is what preflight resolved for a run, handed to its features.
+type Setup struct {
+	Models       map[string]string
+	Paid         map[string]bool
+	Tiers        ladder.Availability
+	LocalContext int
+	// Lead is the model that plans and decomposes.
+	Lead string
+}
