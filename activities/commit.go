@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"go.temporal.io/sdk/activity"
@@ -86,15 +85,10 @@ func (a *Activities) laneCommit(ctx context.Context, in CommitInput, trailer str
 }
 
 func (a *Activities) replay(ctx context.Context, in CommitInput, branch, commit string) (string, error) {
-	dir := filepath.Join(a.lanesDir(), in.RunID, "_integration")
-	if _, err := git(ctx, dir, "rev-parse", "--show-toplevel"); err != nil {
-		_, _ = git(ctx, in.Repo, "worktree", "prune")
-		if _, err := git(ctx, in.Repo, "worktree", "add", "--force", "--detach", dir, "refs/heads/"+branch); err != nil {
-			return "", fmt.Errorf("commit feature: integration worktree: %w", err)
-		}
-	}
-	if _, err := git(ctx, dir, "checkout", "-q", "--detach", "refs/heads/"+branch); err != nil {
-		return "", fmt.Errorf("commit feature: %w", err)
+	// The scratch worktree is shared with the integration gate: start clean.
+	dir := a.integrationDir(in.RunID)
+	if err := cleanWorktree(ctx, in.Repo, dir, "refs/heads/"+branch); err != nil {
+		return "", fmt.Errorf("commit feature: integration worktree: %w", err)
 	}
 	if _, err := git(ctx, dir, "cherry-pick", "--allow-empty", commit); err != nil {
 		_, _ = git(ctx, dir, "cherry-pick", "--abort")

@@ -17,7 +17,9 @@ type HandoffOutput struct {
 // WriteHandoff renders the run's final Markdown handoff to
 // runs/<run>/handoff.md. Verdicts come from the run's receipts.jsonl, not
 // from the state the workflow passes: a feature is reported as verified
-// only if its passing receipt is on disk.
+// only if its passing receipt is on disk. Decisions come from the run's
+// decisions.jsonl; a planned run reports its plan and its final
+// integration gate, a single-feature run its goal as one feature.
 func (a *Activities) WriteHandoff(ctx context.Context, st horizon.RunState) (HandoffOutput, error) {
 	dir := a.runDir(st.RunID)
 	recs, err := gate.ReadReceipts(filepath.Join(dir, "receipts.jsonl"))
@@ -28,11 +30,21 @@ func (a *Activities) WriteHandoff(ctx context.Context, st horizon.RunState) (Han
 	for _, r := range recs {
 		verdicts[r.ID] = string(r.Verdict)
 	}
+	decisions, err := ReadDecisions(filepath.Join(dir, "decisions.jsonl"))
+	if err != nil {
+		return HandoffOutput{}, fmt.Errorf("handoff: %w", err)
+	}
+	plan := horizon.SingleFeaturePlan(st)
+	if st.Plan != nil {
+		plan = *st.Plan
+	}
 	md := horizon.Handoff(horizon.HandoffInput{
 		RunID: st.RunID, Status: st.Status, Reason: st.Reason, Branch: st.Branch,
-		Plan:            horizon.SingleFeaturePlan(st),
+		Plan:            plan,
+		Decisions:       decisions,
 		ReceiptVerdicts: verdicts,
 		Baseline:        st.Baseline,
+		Integration:     st.Integration,
 		Usage:           st.Usage,
 	})
 	out := HandoffOutput{Path: filepath.Join(dir, "handoff.md")}

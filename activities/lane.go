@@ -150,9 +150,12 @@ func GateInCommit(ctx context.Context, repoDir, commit string) (string, error) {
 	return g.Source, nil
 }
 
-// PrepareLane makes (or finds) the feature's git worktree on its lane branch
-// at the base commit, and the run's integration branch. The user's branch
-// and work tree are never touched: worktrees share the object store only.
+// PrepareLane makes (or finds) the feature's git worktree on its lane branch,
+// and the run's integration branch. A new lane is cut at the base commit, or
+// at the integration branch's tip when in.FromIntegration is set, so a
+// planned run's feature builds on the features accepted before it. The
+// user's branch and work tree are never touched: worktrees share the object
+// store only.
 func (a *Activities) PrepareLane(ctx context.Context, in LaneInput) (Lane, error) {
 	lane := Lane{
 		Path:   filepath.Join(a.lanesDir(), in.RunID, in.Feature),
@@ -165,7 +168,14 @@ func (a *Activities) PrepareLane(ctx context.Context, in LaneInput) (Lane, error
 		}
 	}
 	if top, err := git(ctx, lane.Path, "rev-parse", "--show-toplevel"); err == nil && samePath(top, lane.Path) {
-		return lane, nil // already there (a retry, or a resumed run)
+		// Already there (a retry, a resumed run, a feature resumed after an
+		// unblock): the lane branch has moved on from where it was cut.
+		base, err := laneBase(ctx, in)
+		if err != nil {
+			return Lane{}, err
+		}
+		lane.Base = base
+		return lane, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(lane.Path), 0o700); err != nil {
 		return Lane{}, fmt.Errorf("prepare lane: %w", err)
@@ -177,11 +187,119 @@ func (a *Activities) PrepareLane(ctx context.Context, in LaneInput) (Lane, error
 		if _, err := git(ctx, in.Repo, "worktree", "add", "--force", lane.Path, lane.Branch); err != nil {
 			return Lane{}, fmt.Errorf("prepare lane: %w", err)
 		}
-	} else if _, err := git(ctx, in.Repo, "worktree", "add", "-b", lane.Branch, lane.Path, in.BaseCommit); err != nil {
-		return Lane{}, fmt.Errorf("prepare lane: %w", err)
+		base, err := laneBase(ctx, in)
+		if err != nil {
+			return Lane{}, err
+		}
+		lane.Base = base
+	} else {
+		from := in.BaseCommit
+		if in.FromIntegration {
+			from = "refs/heads/" + integration
+		}
+		base, err := git(ctx, in.Repo, "rev-parse", "--verify", "--quiet", from+"^{commit}")
+		if err != nil {
+			return Lane{}, badInput("prepare lane: %s is not a commit in %s", from, in.Repo)
+		}
+		// Cut at the resolved commit, not the ref: the integration branch
+		// may move while this runs, and Base must be what the lane holds.
+		if _, err := git(ctx, in.Repo, "worktree", "add", "-b", lane.Branch, lane.Path, base); err != nil {
+			return Lane{}, fmt.Errorf("prepare lane: %w", err)
+		}
+		lane.Base = base
 	}
-	activity.GetLogger(ctx).Info("lane ready", "Lane", lane.Path, "Branch", lane.Branch)
+	activity.GetLogger(ctx).Info("lane ready", "Lane", lane.Path, "Branch", lane.Branch, "Base", lane.Base)
 	return lane, nil
+}
+
+// laneBase is the commit an existing lane was cut from: its branch's head,
+// or the head's parent once CommitFeature committed the accepted work on
+// the lane (that commit carries the feature's Horizon-Feature trailer).
+// Sessions never commit on the lane, so nothing else moves it.
+func laneBase(ctx context.Context, in LaneInput) (string, error) {
+	ref := "refs/heads/" + horizon.LaneBranch(in.RunID, in.Feature)
+	head, err := git(ctx, in.Repo, "rev-parse", "--verify", ref+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("prepare lane: base: %w", err)
+	}
+	msg, err := git(ctx, in.Repo, "log", "-1", "--format=%B", head)
+	if err != nil {
+		return "", fmt.Errorf("prepare lane: base: %w", err)
+	}
+	if !hasTrailer(msg, fmt.Sprintf("Horizon-Feature: %s/%s", in.RunID, in.Feature)) {
+		return head, nil
+	}
+	parent, err := git(ctx, in.Repo, "rev-parse", "--verify", head+"^")
+	if err != nil {
+		return "", fmt.Errorf("prepare lane: base: %w", err)
+	}
+	return parent, nil
+}
+
+// hasTrailer reports whether a commit message has the trailer line exactly
+// (a substring match would take run/f1's trailer for run/f10's).
+func hasTrailer(msg, trailer string) bool {
+	for _, l := range strings.Split(msg, "\n") {
+		if strings.TrimSpace(l) == trailer {
+			return true
+		}
+	}
+	return false
+}
+
+// integrationDir is the run's scratch worktree on its integration branch:
+// CommitFeature replays lanes there, PrepareIntegration gates there.
+func (a *Activities) integrationDir(runID string) string {
+	return filepath.Join(a.lanesDir(), runID, "_integration")
+}
+
+// PrepareIntegration readies a detached worktree at the tip of the run's
+// integration branch for the final integration gate. It reuses the scratch
+// worktree CommitFeature replays in and resets it, so the leftovers of a
+// failed cherry-pick or an earlier gate run never reach the gate.
+func (a *Activities) PrepareIntegration(ctx context.Context, in IntegrationInput) (Lane, error) {
+	branch := horizon.IntegrationBranch(in.RunID)
+	ref := "refs/heads/" + branch
+	if !gitOK(ctx, in.Repo, "rev-parse", "--verify", "--quiet", ref) {
+		return Lane{}, badInput("prepare integration: branch %s is not in %s", branch, in.Repo)
+	}
+	dir := a.integrationDir(in.RunID)
+	if err := cleanWorktree(ctx, in.Repo, dir, ref); err != nil {
+		return Lane{}, fmt.Errorf("prepare integration: %w", err)
+	}
+	tip, err := git(ctx, dir, "rev-parse", "HEAD")
+	if err != nil {
+		return Lane{}, fmt.Errorf("prepare integration: %w", err)
+	}
+	activity.GetLogger(ctx).Info("integration worktree ready", "Lane", dir, "Branch", branch, "Base", tip)
+	return Lane{Path: dir, Branch: branch, Base: tip}, nil
+}
+
+// cleanWorktree makes dir a detached worktree of repo at ref, made if
+// missing or half-made, with nothing left of earlier use: reset first, as
+// it also ends an interrupted cherry-pick that would hold the next one;
+// a forced checkout and clean drop whatever else was in the work tree.
+func cleanWorktree(ctx context.Context, repo, dir, ref string) error {
+	if top, err := git(ctx, dir, "rev-parse", "--show-toplevel"); err != nil || !samePath(top, dir) {
+		if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+			return err
+		}
+		_ = os.RemoveAll(dir) // half-made by a crash
+		_, _ = git(ctx, repo, "worktree", "prune")
+		if _, err := git(ctx, repo, "worktree", "add", "--force", "--detach", dir, ref); err != nil {
+			return err
+		}
+	}
+	for _, args := range [][]string{
+		{"reset", "-q", "--hard"},
+		{"checkout", "-q", "-f", "--detach", ref},
+		{"clean", "-fdq"},
+	} {
+		if _, err := git(ctx, dir, args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func samePath(a, b string) bool {

@@ -73,6 +73,14 @@ type PlanArtifacts struct {
 	Decisions []horizon.Decision
 }
 
+// PlanArtifactsOutput says where SavePlan wrote.
+type PlanArtifactsOutput struct {
+	PlanPath      string
+	DecisionsPath string
+	// Decisions is how many decisions decisions.jsonl holds now.
+	Decisions int
+}
+
 // IntegrationInput asks for a worktree at the tip of the run's integration
 // branch, for the final gate.
 type IntegrationInput struct {

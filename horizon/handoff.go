@@ -27,6 +27,10 @@ type HandoffInput struct {
 	ReceiptVerdicts map[string]string
 	// Baseline is the gate run on the base commit, before any change.
 	Baseline *GateRun
+	// Integration is the final gate run on the integration branch's tip,
+	// after every feature was accepted; nil when none ran (a single-feature
+	// run, or a run that ended before).
+	Integration *GateRun
 	// SkippedChecks are checks that were wanted but not run (a lint
 	// command not configured, a check not permitted), in words.
 	SkippedChecks []string
@@ -237,6 +241,18 @@ func Handoff(in HandoffInput) string {
 		}
 	}
 
+	if g := in.Integration; g != nil {
+		verdict, why := in.integrationVerdict()
+		b.WriteString("\n## Integration gate\n\n")
+		fmt.Fprintf(&b, "- **Verdict:** %s (exit %d) on the tip of `%s`", dash(verdict), g.ExitCode, branch)
+		if why != "" {
+			fmt.Fprintf(&b, " — NOT backed by a receipt: %s", why)
+		}
+		b.WriteString("\n")
+		fmt.Fprintf(&b, "- **Receipt:** `%s`\n", dash(g.ReceiptID))
+		fmt.Fprintf(&b, "- **Command:** `%s`\n", dash(oneLine(g.Command)))
+	}
+
 	b.WriteString("\n## Decisions\n\n")
 	if len(in.Decisions) == 0 {
 		b.WriteString("- None recorded.\n")
@@ -262,7 +278,7 @@ func Handoff(in HandoffInput) string {
 	}
 
 	b.WriteString("\n## Residual risks\n\n")
-	risks := in.risks(completed, open, blocked)
+	risks := in.risks(branch, completed, open, blocked)
 	if len(risks) == 0 {
 		b.WriteString("- None recorded in the receipts and audits (not a guarantee beyond what the gate checks).\n")
 	}
@@ -298,8 +314,25 @@ func Handoff(in HandoffInput) string {
 	return b.String()
 }
 
+// integrationVerdict is the final gate's verdict, taken from the receipt
+// ledger when one is given, and why it is not backed by a receipt, if not.
+func (in HandoffInput) integrationVerdict() (verdict, why string) {
+	g := in.Integration
+	switch {
+	case g.ReceiptID == "":
+		return g.Verdict, "the run recorded no receipt for it"
+	case in.ReceiptVerdicts != nil:
+		v, ok := in.ReceiptVerdicts[g.ReceiptID]
+		if !ok {
+			return g.Verdict, fmt.Sprintf("receipt `%s` is not in the receipt ledger", g.ReceiptID)
+		}
+		return v, ""
+	}
+	return g.Verdict, ""
+}
+
 // risks lists what the receipts and audits leave open.
-func (in HandoffInput) risks(completed, open, blocked []handoffItem) []string {
+func (in HandoffInput) risks(branch string, completed, open, blocked []handoffItem) []string {
 	var out []string
 	if in.Baseline == nil {
 		out = append(out, "No baseline gate run on the base commit was recorded, so pre-existing failures cannot be told apart from regressions.")
@@ -313,6 +346,22 @@ func (in HandoffInput) risks(completed, open, blocked []handoffItem) []string {
 			r += "; pre-existing failures: " + strings.Join(g.Failing, ", ")
 		}
 		out = append(out, r+".")
+	}
+	if g := in.Integration; g != nil {
+		verdict, why := in.integrationVerdict()
+		switch {
+		case verdict != "pass":
+			r := fmt.Sprintf("The integration gate on `%s` (receipt `%s`) ended %s: the accepted features do not pass the gate together", branch, dash(g.ReceiptID), dash(verdict))
+			switch {
+			case !g.FailingKnown:
+				r += "; its failing set could not be read"
+			case len(g.Failing) > 0:
+				r += "; failing: " + strings.Join(g.Failing, ", ")
+			}
+			out = append(out, r+".")
+		case why != "":
+			out = append(out, fmt.Sprintf("The integration gate on `%s` is reported as %s, but %s.", branch, verdict, why))
+		}
 	}
 	for _, it := range completed {
 		a := it.v.attempt

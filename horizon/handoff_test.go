@@ -65,9 +65,11 @@ func TestHandoffCompletedGolden(t *testing.T) {
 	require.NoError(t, p.Accept("f1", "abcdef1"))
 	require.True(t, p.Done())
 	got := Handoff(HandoffInput{RunID: "r1", Status: StatusCompleted, Branch: "horizon/r1", Plan: p,
-		ReceiptVerdicts: map[string]string{"r-1": "pass"}, Baseline: &GateRun{Verdict: "pass"},
-		Usage: Usage{Input: 1200, Output: 300, Reasoning: 50, CacheRead: 400, Cost: 0.0421}})
+		ReceiptVerdicts: map[string]string{"r-1": "pass", "r-int": "pass"}, Baseline: &GateRun{Verdict: "pass"},
+		Integration: gate("pass", "r-int"),
+		Usage:       Usage{Input: 1200, Output: 300, Reasoning: 50, CacheRead: 400, Cost: 0.0421}})
 	goldenFile(t, "handoff_completed.md", got)
+	require.Contains(t, section(got, "## Integration gate"), "- **Verdict:** pass (exit 0) on the tip of `horizon/r1`")
 	require.NotContains(t, got, "horizon resume", "a completed run has nothing to resume")
 	require.Contains(t, got, "- Tokens: 1550 ")
 	require.Contains(t, got, "- Cost: $0.0421")
@@ -152,4 +154,72 @@ func TestHandoffFlattensModelText(t *testing.T) {
 	got := Handoff(HandoffInput{RunID: "r1", Status: StatusBlocked, Plan: p})
 	require.Contains(t, got, "- **f1** two lines — `platform_limit`: line one of the error ## injected heading line three (after 0 attempt(s))")
 	require.NotContains(t, got, "\n## injected")
+}
+
+// TestHandoffIntegrationGate: the final gate on the integration branch is
+// reported from its receipt; a failing one, or one the receipts do not
+// back, is a residual risk.
+func TestHandoffIntegrationGate(t *testing.T) {
+	p, err := PlanFromBlock("g", PlanBlock{Ambiguity: "LOW", Milestones: []PlanBlockMilestone{{Title: "M", Features: []PlanBlockFeature{
+		{ID: "f1", Title: "One", Kind: "bounded", Acceptance: []string{"x"}},
+	}}}})
+	require.NoError(t, err)
+	require.NoError(t, p.Start("f1"))
+	require.NoError(t, p.RecordAttempt("f1", passAttempt(1, "r-1"), 2))
+	require.NoError(t, p.Accept("f1", "abcdef1"))
+	unread := gate("fail", "r-int")
+	unread.FailingKnown, unread.Failing = false, nil
+	tests := []struct {
+		name    string
+		gate    *GateRun
+		ledger  map[string]string
+		verdict string // the section's verdict line; "" for no section
+		risk    string // "" for no integration risk
+	}{
+		{name: "none ran"},
+		{name: "pass", gate: gate("pass", "r-int"), ledger: map[string]string{"r-int": "pass"},
+			verdict: "- **Verdict:** pass (exit 0) on the tip of `horizon/r1`"},
+		{name: "pass without a ledger", gate: gate("pass", "r-int"),
+			verdict: "- **Verdict:** pass (exit 0) on the tip of `horizon/r1`"},
+		{name: "fail", gate: gate("fail", "r-int"), ledger: map[string]string{"r-int": "fail"},
+			verdict: "- **Verdict:** fail (exit 1) on the tip of `horizon/r1`",
+			risk:    "The integration gate on `horizon/r1` (receipt `r-int`) ended fail: the accepted features do not pass the gate together; failing: date.TestParse."},
+		{name: "fail with an unreadable failing set", gate: unread,
+			verdict: "- **Verdict:** fail (exit 1)",
+			risk:    "ended fail: the accepted features do not pass the gate together; its failing set could not be read."},
+		{name: "ledger disagrees", gate: gate("pass", "r-int"), ledger: map[string]string{"r-int": "timeout"},
+			verdict: "- **Verdict:** timeout (exit 0)",
+			risk:    "(receipt `r-int`) ended timeout"},
+		{name: "not in the ledger", gate: gate("pass", "r-int"), ledger: map[string]string{"r-1": "pass"},
+			verdict: "- **Verdict:** pass (exit 0) on the tip of `horizon/r1` — NOT backed by a receipt: receipt `r-int` is not in the receipt ledger",
+			risk:    "The integration gate on `horizon/r1` is reported as pass, but receipt `r-int` is not in the receipt ledger."},
+		{name: "no receipt", gate: gate("pass", ""),
+			verdict: "— NOT backed by a receipt: the run recorded no receipt for it",
+			risk:    "is reported as pass, but the run recorded no receipt for it."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ledger := tt.ledger
+			if ledger != nil {
+				ledger["r-1"] = "pass"
+			}
+			got := Handoff(HandoffInput{RunID: "r1", Status: StatusCompleted, Plan: p, Baseline: &GateRun{Verdict: "pass"},
+				ReceiptVerdicts: ledger, Integration: tt.gate})
+			sec := section(got, "## Integration gate")
+			risks := section(got, "## Residual risks")
+			if tt.verdict == "" {
+				require.NotContains(t, got, "## Integration gate")
+			} else {
+				require.Contains(t, sec, tt.verdict)
+				require.Contains(t, sec, "- **Receipt:** `"+dash(tt.gate.ReceiptID)+"`")
+				require.Contains(t, sec, "- **Command:** `.horizon/verify.sh`")
+			}
+			if tt.risk == "" {
+				require.NotContains(t, risks, "integration gate")
+			} else {
+				require.Contains(t, risks, tt.risk)
+			}
+			require.Contains(t, section(got, "## Completed (verified)"), "- **f1** One", "the features' own verdicts stand")
+		})
+	}
 }

@@ -165,6 +165,7 @@ type Attempt struct {
 	Applier        string    `json:"applier,omitempty"`  // ast-grep, opencode, reader+opencode
 	Route          string    `json:"route,omitempty"`    // why the ladder chose this tier
 	Guidance       string    `json:"guidance,omitempty"` // a reader's diagnosis or retrieved context
+	Strategy       Strategy  `json:"strategy,omitempty"` // the recovery strategy of a planned feature's attempt
 	Model          string    `json:"model"`
 	WorkerSession  string    `json:"worker_session,omitempty"`
 	AuditorSession string    `json:"auditor_session,omitempty"`

@@ -18,6 +18,9 @@ type Carry struct {
 	Approved []string
 	// Notes holds unblock notes not yet handed to an attempt, by feature.
 	Notes map[string]string
+	// NoDecompose lists features whose decomposition was not valid: they
+	// go on shrinking themselves under the decomposition strategy.
+	NoDecompose []string
 	// IntegrationTries counts final integration gates that failed.
 	IntegrationTries int
 	// Features counts features finished in all histories.
@@ -30,6 +33,8 @@ type Setup struct {
 	Paid         map[string]bool
 	Tiers        ladder.Availability
 	LocalContext int
-	// Lead is the model that plans and decomposes.
-	Lead string
+	// Lead is the model that plans and decomposes; LeadPaid says it is
+	// metered (its sessions take the paid queue).
+	Lead     string
+	LeadPaid bool
 }

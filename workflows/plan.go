@@ -42,7 +42,7 @@ type PlanResult struct {
 // accepted plan is returned (and the run that executes it comes next).
 func PlanWorkflow(ctx workflow.Context, in PlanInput) (*PlanResult, error) {
 	l := in.Limits.withDefaults()
-	run := &run{in: RunInput{RunID: in.RunID}, limits: l}
+	run := &run{in: RunInput{RunID: in.RunID, BaseCommit: in.BaseCommit}, limits: l}
 	var pre activities.PreflightOutput
 	if err := run.exec(ctx, gitOptions("preflight: repo, gate, models"), a.Preflight, activities.PreflightInput{
 		RunID: in.RunID, Repo: in.Repo, BaseCommit: in.BaseCommit, Model: in.Model, ModelsFile: in.ModelsFile,
@@ -63,25 +63,38 @@ func PlanWorkflow(ctx workflow.Context, in PlanInput) (*PlanResult, error) {
 	}, &lane); err != nil {
 		return nil, err
 	}
-	res := &PlanResult{}
-	problem := ""
+	res, problem, err := run.planWithLead(ctx, model, "", lane.Path, in.Goal)
+	if err != nil {
+		return nil, err
+	}
+	if res.Plan.Milestones != nil {
+		return res, nil
+	}
+	return nil, temporal.NewNonRetryableApplicationError(
+		fmt.Sprintf("no valid plan after %d tries; last problem: %s", planTries, problem), FailureRunFailed, nil, *res)
+}
+
+// planWithLead has the lead plan the goal, handing an invalid plan back
+// with its problems, up to planTries times. Without a valid plan the
+// result's Plan is zero and problem is the last reason.
+func (r *run) planWithLead(ctx workflow.Context, model, queue, lanePath, goal string) (res *PlanResult, problem string, err error) {
+	res = &PlanResult{}
 	for try := 1; try <= planTries; try++ {
 		res.Tries = try
 		var out activities.SessionOutput
-		if err := run.exec(ctx, sessionOptions(l, fmt.Sprintf("lead · plan · try %d", try), ""), a.AgentSession, activities.SessionInput{
-			RunID: in.RunID, Feature: "plan", Attempt: try, Role: "lead", Goal: in.Goal, Lane: lane.Path, BaseCommit: in.BaseCommit,
-			Model: model, Prompt: horizon.PlanBrief(in.Goal, problem),
+		if err := r.exec(ctx, sessionOptions(r.limits, fmt.Sprintf("lead · plan · try %d", try), queue), a.AgentSession, activities.SessionInput{
+			RunID: r.in.RunID, Feature: "plan", Attempt: try, Role: "lead", Goal: goal, Lane: lanePath, BaseCommit: r.in.BaseCommit,
+			Model: model, Prompt: horizon.PlanBrief(goal, problem),
 		}, &out); err != nil {
-			return nil, err
+			return res, problem, err
 		}
 		res.Usage = res.Usage.Add(out.Usage)
 		if out.Plan != nil && out.ProtocolError == "" {
 			res.Plan = *out.Plan
-			return res, nil
+			return res, "", nil
 		}
 		problem = out.ProtocolError
 		res.Rejected = append(res.Rejected, problem)
 	}
-	return nil, temporal.NewNonRetryableApplicationError(
-		fmt.Sprintf("no valid plan after %d tries; last problem: %s", planTries, problem), FailureRunFailed, nil, *res)
+	return res, problem, nil
 }

@@ -53,7 +53,7 @@ func (r *run) ledger() ladder.Ledger {
 		if at.Outcome == horizon.OutcomeRunning {
 			continue
 		}
-		e := entry(DefaultFeature, at)
+		e := entry(r.fid(), at)
 		e.Applier = at.Applier
 		for _, tr := range at.Triggers {
 			e.Triggers = append(e.Triggers, ladder.Trigger{Kind: ladder.TriggerKind(tr.Kind), Evidence: tr.Evidence, Detail: tr.Detail})
@@ -75,7 +75,7 @@ func (r *run) spend(ctx workflow.Context) (ladder.Spend, error) {
 		}
 		return c
 	}
-	s := ladder.Spend{RunSpent: r.state.Usage.Cost, RunCeiling: limit(r.state.Ceiling), DayCeiling: limit(r.dayCeiling), ThrottleAt: r.in.ThrottleAt}
+	s := ladder.Spend{RunSpent: r.spent(), RunCeiling: limit(r.state.Ceiling), DayCeiling: limit(r.dayCeiling), ThrottleAt: r.in.ThrottleAt}
 	if r.dayCeiling > 0 {
 		if err := r.exec(ctx, gitOptions("spend today"), a.DaySpend, nil, &s.DaySpent); err != nil {
 			return s, err
@@ -95,7 +95,7 @@ func (r *run) route(ctx workflow.Context) (ladder.Decision, error) {
 		if err != nil {
 			return ladder.Decision{}, err
 		}
-		dec := ladder.Route(r.ledger(), card(DefaultFeature, r.in.Kind), r.tiers, sp)
+		dec := ladder.Route(r.ledger(), r.card(), r.tiers, sp)
 		if dec.Action != ladder.ActionPause {
 			return dec, nil
 		}
@@ -144,9 +144,9 @@ func (r *run) retrieve(ctx workflow.Context, n int, lane activities.Lane, prev *
 		queue = r.in.PaidQueue
 	}
 	var out activities.SessionOutput
-	err := r.exec(ctx, sessionOptions(r.limits, fmt.Sprintf("retrieval · %s · before attempt %d", DefaultFeature, n), queue), a.AgentSession, activities.SessionInput{
-		RunID: r.in.RunID, Feature: DefaultFeature, Attempt: n, Role: "explorer", Lane: lane.Path, BaseCommit: r.in.BaseCommit,
-		Model: dec.Model, Prompt: horizon.RetrievalBrief(r.in.Goal, symbols, tail),
+	err := r.exec(ctx, sessionOptions(r.limits, fmt.Sprintf("retrieval · %s · before attempt %d", r.fid(), n), queue), a.AgentSession, activities.SessionInput{
+		RunID: r.in.RunID, Feature: r.fid(), Attempt: n, Role: "explorer", Lane: lane.Path, BaseCommit: r.in.BaseCommit,
+		Model: dec.Model, Prompt: horizon.RetrievalBrief(r.taskText(), symbols, tail),
 	}, &out)
 	if err != nil {
 		return err

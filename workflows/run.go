@@ -155,6 +155,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (*horizon.RunState, error) {
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateSetCeiling,
 		func(ctx workflow.Context, usd float64) (*horizon.RunState, error) {
 			r.state.Ceiling = usd
+			r.forward(ctx)
 			r.publish(ctx)
 			return &r.state, nil
 		},
@@ -177,6 +178,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (*horizon.RunState, error) {
 		paused := u.paused
 		if err := workflow.SetUpdateHandler(ctx, u.name, func(ctx workflow.Context) (*horizon.RunState, error) {
 			r.state.Paused = paused
+			r.forward(ctx)
 			r.publish(ctx)
 			return &r.state, nil
 		}); err != nil {
@@ -185,12 +187,23 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (*horizon.RunState, error) {
 	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateUnblock,
 		func(ctx workflow.Context, u Unblock) (*horizon.RunState, error) {
+			if r.pl != nil {
+				r.unblockPlanned(ctx, u)
+				return &r.state, nil
+			}
 			r.state.Blocker = nil
 			r.unblockNote = fmt.Sprintf("A person unblocked this feature (it was blocked: %s). Their note: %s", r.state.Reason, u.Note)
 			r.publish(ctx)
 			return &r.state, nil
 		},
 		workflow.UpdateHandlerOptions{Validator: func(u Unblock) error {
+			if r.pl != nil {
+				if strings.TrimSpace(u.Note) == "" {
+					return errors.New("a note is required: say what changed (a credential added, a service back) so the next attempt knows")
+				}
+				_, err := r.unblockFeature(u)
+				return err
+			}
 			if r.state.Blocker == nil {
 				return fmt.Errorf("run %s is not blocked", r.state.RunID)
 			}
@@ -208,6 +221,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (*horizon.RunState, error) {
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateSetDayCeiling,
 		func(ctx workflow.Context, usd float64) (*horizon.RunState, error) {
 			r.dayCeiling, r.state.DayCeiling = usd, usd
+			r.forward(ctx)
 			r.publish(ctx)
 			return &r.state, nil
 		},
@@ -220,7 +234,21 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (*horizon.RunState, error) {
 	); err != nil {
 		return nil, fmt.Errorf("register set-day-ceiling update: %w", err)
 	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateApprove,
+		func(ctx workflow.Context, ap Approve) (*horizon.RunState, error) {
+			r.approve(ctx, ap)
+			r.publish(ctx)
+			return &r.state, nil
+		},
+		workflow.UpdateHandlerOptions{Validator: r.approveCheck},
+	); err != nil {
+		return nil, fmt.Errorf("register approve update: %w", err)
+	}
 	r.publish(ctx)
+	if in.Planned {
+		r.pl = &planner{}
+		return r.planned(ctx)
+	}
 	return r.loop(ctx)
 }
 
@@ -239,7 +267,40 @@ type run struct {
 	indexed horizon.Status
 	// unblockNote is a person's unblock note, handed to the next attempt.
 	unblockNote string
+
+	// A feature of a planned run (FeatureWorkflow) also has:
+	feature string   // its ID ("": DefaultFeature)
+	task    string   // its brief text ("": the goal)
+	title   string   // its commit subject ("": the goal's first line)
+	paths   []string // its allow-list, for the ladder's card
+	prior   float64  // what the run spent before this feature
+	child   bool     // a typed blocker ends the feature workflow instead of waiting
+	blocked *horizon.Blocker
+	// featureIn is the feature as the run handed it over; setup is what
+	// preflight resolved (the lead's model, for decompositions).
+	featureIn horizon.Feature
+	setup     *Setup
+
+	// A planned run (RunWorkflow with Planned) has:
+	pl *planner
 }
+
+func (r *run) fid() string {
+	if r.feature != "" {
+		return r.feature
+	}
+	return DefaultFeature
+}
+
+func (r *run) taskText() string {
+	if r.task != "" {
+		return r.task
+	}
+	return r.in.Goal
+}
+
+// spent is the run's spend so far, as ceilings and the ladder see it.
+func (r *run) spent() float64 { return r.prior + r.state.Usage.Cost }
 
 // queue is the task queue for a role's sessions: the paid queue for
 // metered models, the run's own otherwise ("" means the workflow's queue).
@@ -302,51 +363,61 @@ func (r *run) loop(ctx workflow.Context) (*horizon.RunState, error) {
 			guidance = strings.TrimSpace(r.unblockNote + "\n\n" + guidance)
 			r.unblockNote = ""
 		}
-		p := plan{model: r.models["worker"], queue: r.queue("worker"), applier: activities.ApplierOpenCode}
-		if r.tiers != nil {
-			dec, err := r.route(ctx)
-			if err != nil {
-				return r.fail(ctx, err)
-			}
-			if dec.Action == ladder.ActionRetrieve {
-				if err := r.retrieve(ctx, n, lane, prev, dec); err != nil {
-					return r.fail(ctx, err)
-				}
-				continue
-			}
-			p = plan{routed: true, tier: dec.Tier, model: dec.Model, applier: dec.Applier, reason: dec.Reason}
-			if dec.Tier.Paid() {
-				p.queue = r.in.PaidQueue
-			}
+		attempted, done, err := r.step(ctx, n, lane, prev, guidance, "")
+		if attempted {
+			n++
 		}
-		at := horizon.Attempt{
-			N: n, Applier: p.applier, Route: p.reason, Model: p.model, Guidance: guidance,
-			Outcome: horizon.OutcomeRunning, StartedAt: workflow.Now(ctx),
-		}
-		if p.routed {
-			at.Tier = p.tier.String()
-		}
-		st.Attempts = append(st.Attempts, at)
-		done, err := r.attempt(ctx, n, lane, prev, p)
-		n++
-		cur := st.Current()
-		cur.EndedAt = workflow.Now(ctx)
-		if err == nil {
-			cur.Triggers = triggers(DefaultFeature, r.in.Kind, st.Baseline, prev, cur, r.localContext)
-		}
-		st.Recount()
 		if err != nil {
 			return r.fail(ctx, err)
 		}
 		if done {
 			return r.finish(ctx)
 		}
-		r.publish(ctx)
+		if attempted {
+			r.publish(ctx)
+		}
 	}
 	st.End(horizon.StatusFailed, horizon.ReasonMaxAttempts, fmt.Sprintf("no accepted change after %d attempts", st.MaxAttempts), workflow.Now(ctx))
 	r.handoff(ctx)
 	r.publish(ctx)
 	return nil, temporal.NewNonRetryableApplicationError(st.Reason, FailureRunFailed, nil, *st)
+}
+
+// step routes and runs attempt n (or a retrieval step before it, which
+// returns attempted=false). done is true once the change is committed or
+// the run must stop (blocked).
+func (r *run) step(ctx workflow.Context, n int, lane activities.Lane, prev *horizon.Attempt, guidance string, strategy horizon.Strategy) (attempted, done bool, err error) {
+	st := &r.state
+	p := plan{model: r.models["worker"], queue: r.queue("worker"), applier: activities.ApplierOpenCode}
+	if r.tiers != nil {
+		dec, err := r.route(ctx)
+		if err != nil {
+			return false, false, err
+		}
+		if dec.Action == ladder.ActionRetrieve {
+			return false, false, r.retrieve(ctx, n, lane, prev, dec)
+		}
+		p = plan{routed: true, tier: dec.Tier, model: dec.Model, applier: dec.Applier, reason: dec.Reason}
+		if dec.Tier.Paid() {
+			p.queue = r.in.PaidQueue
+		}
+	}
+	at := horizon.Attempt{
+		N: n, Applier: p.applier, Route: p.reason, Model: p.model, Guidance: guidance, Strategy: strategy,
+		Outcome: horizon.OutcomeRunning, StartedAt: workflow.Now(ctx),
+	}
+	if p.routed {
+		at.Tier = p.tier.String()
+	}
+	st.Attempts = append(st.Attempts, at)
+	done, err = r.attempt(ctx, n, lane, prev, p)
+	cur := st.Current()
+	cur.EndedAt = workflow.Now(ctx)
+	if err == nil {
+		cur.Triggers = triggers(r.card(), st.Baseline, prev, cur, r.localContext)
+	}
+	st.Recount()
+	return true, done, err
 }
 
 // attempt runs worker → gate → auditor (→ commit). It returns done=true once
@@ -360,7 +431,7 @@ func (r *run) attempt(ctx workflow.Context, n int, lane activities.Lane, prev *h
 		// Deterministic codemods: no model, no session; the gate and the
 		// auditor judge the result like any other attempt.
 		var cm activities.CodemodOutput
-		if err := r.exec(ctx, gitOptions(fmt.Sprintf("codemods · %s · attempt %d", DefaultFeature, n)), a.Codemod, activities.CodemodInput{
+		if err := r.exec(ctx, gitOptions(fmt.Sprintf("codemods · %s · attempt %d", r.fid(), n)), a.Codemod, activities.CodemodInput{
 			RunID: r.in.RunID, Attempt: n, Lane: lane.Path,
 		}, &cm); err != nil {
 			return false, err
@@ -374,7 +445,7 @@ func (r *run) attempt(ctx workflow.Context, n int, lane activities.Lane, prev *h
 		guidance := cur().Guidance
 		if p.routed && p.tier == ladder.T2 {
 			var d activities.DiagnoseOutput
-			if err := r.exec(ctx, sessionOptions(r.limits, fmt.Sprintf("reader · %s · attempt %d", DefaultFeature, n), r.in.PaidQueue), a.Diagnose, activities.DiagnoseInput{
+			if err := r.exec(ctx, sessionOptions(r.limits, fmt.Sprintf("reader · %s · attempt %d", r.fid(), n), r.in.PaidQueue), a.Diagnose, activities.DiagnoseInput{
 				RunID: r.in.RunID, Attempt: n, Goal: r.in.Goal, Lane: lane.Path, BaseCommit: r.in.BaseCommit, Prev: prev,
 			}, &d); err != nil {
 				return false, err
@@ -384,9 +455,9 @@ func (r *run) attempt(ctx workflow.Context, n int, lane activities.Lane, prev *h
 			guidance = d.Text
 		}
 		var work activities.SessionOutput
-		err := r.exec(ctx, sessionOptions(r.limits, fmt.Sprintf("worker · %s · attempt %d · %s", DefaultFeature, n, p.model), p.queue), a.AgentSession, activities.SessionInput{
-			RunID: r.in.RunID, Feature: DefaultFeature, Attempt: n, Role: "worker", Lane: lane.Path, BaseCommit: r.in.BaseCommit,
-			Model: p.model, Prompt: horizon.WorkerBrief(r.in.Goal, n, st.MaxAttempts, prev, guidance),
+		err := r.exec(ctx, sessionOptions(r.limits, fmt.Sprintf("worker · %s · attempt %d · %s", r.fid(), n, p.model), p.queue), a.AgentSession, activities.SessionInput{
+			RunID: r.in.RunID, Feature: r.fid(), Attempt: n, Role: "worker", Lane: lane.Path, BaseCommit: r.in.BaseCommit,
+			Model: p.model, Prompt: horizon.WorkerBrief(r.taskText(), n, st.MaxAttempts, prev, guidance),
 		}, &work)
 		if err != nil {
 			return false, err
@@ -406,6 +477,12 @@ func (r *run) attempt(ctx workflow.Context, n int, lane activities.Lane, prev *h
 		b, err := horizon.CheckReportBlocker(*rep)
 		if err == nil {
 			c.Outcome = horizon.OutcomeBlocked
+			if r.child {
+				// A planned run's feature hands the blocker to the run,
+				// which goes on with the features that do not depend on it.
+				r.blocked = &b
+				return true, nil
+			}
 			// A typed blocker pauses the feature, it does not fail it: the
 			// run waits (costing nothing) for a person to unblock it.
 			if werr := r.waitUnblocked(ctx, b); werr != nil {
@@ -418,8 +495,8 @@ func (r *run) attempt(ctx workflow.Context, n int, lane activities.Lane, prev *h
 
 	r.phase(ctx, horizon.PhaseGate)
 	var gateRun horizon.GateRun
-	if err := r.exec(ctx, gateOptions(r.limits, fmt.Sprintf("gate · %s · attempt %d", DefaultFeature, n)), a.RunGate, activities.GateInput{
-		RunID: r.in.RunID, Feature: DefaultFeature, Attempt: n, Repo: r.in.Repo, Lane: lane.Path, BaseCommit: r.in.BaseCommit, Timeout: r.limits.GateTimeout,
+	if err := r.exec(ctx, gateOptions(r.limits, fmt.Sprintf("gate · %s · attempt %d", r.fid(), n)), a.RunGate, activities.GateInput{
+		RunID: r.in.RunID, Feature: r.fid(), Attempt: n, Repo: r.in.Repo, Lane: lane.Path, BaseCommit: r.in.BaseCommit, Timeout: r.limits.GateTimeout,
 	}, &gateRun); err != nil {
 		return false, err
 	}
@@ -432,9 +509,9 @@ func (r *run) attempt(ctx workflow.Context, n int, lane activities.Lane, prev *h
 
 	r.phase(ctx, horizon.PhaseAudit)
 	var audit activities.SessionOutput
-	if err := r.exec(ctx, sessionOptions(r.limits, fmt.Sprintf("auditor · %s · attempt %d", DefaultFeature, n), r.queue("auditor")), a.AgentSession, activities.SessionInput{
-		RunID: r.in.RunID, Feature: DefaultFeature, Attempt: n, Role: "auditor", Lane: lane.Path, BaseCommit: r.in.BaseCommit,
-		Model: r.models["auditor"], Prompt: horizon.AuditBrief(r.in.Goal, n, &gateRun, horizon.DiffPlaceholder),
+	if err := r.exec(ctx, sessionOptions(r.limits, fmt.Sprintf("auditor · %s · attempt %d", r.fid(), n), r.queue("auditor")), a.AgentSession, activities.SessionInput{
+		RunID: r.in.RunID, Feature: r.fid(), Attempt: n, Role: "auditor", Lane: lane.Path, BaseCommit: r.in.BaseCommit,
+		Model: r.models["auditor"], Prompt: horizon.AuditBrief(r.taskText(), n, &gateRun, horizon.DiffPlaceholder),
 	}, &audit); err != nil {
 		return false, err
 	}
@@ -453,9 +530,9 @@ func (r *run) attempt(ctx workflow.Context, n int, lane activities.Lane, prev *h
 
 	r.phase(ctx, horizon.PhaseCommit)
 	var commit activities.CommitOutput
-	if err := r.exec(ctx, gitOptions("commit "+DefaultFeature+" onto "+st.Branch), a.CommitFeature, activities.CommitInput{
-		RunID: r.in.RunID, Feature: DefaultFeature, Attempt: n, Repo: r.in.Repo, Lane: lane.Path, BaseCommit: r.in.BaseCommit,
-		Message: commitMessage(r.in.Goal),
+	if err := r.exec(ctx, gitOptions("commit "+r.fid()+" onto "+st.Branch), a.CommitFeature, activities.CommitInput{
+		RunID: r.in.RunID, Feature: r.fid(), Attempt: n, Repo: r.in.Repo, Lane: lane.Path, BaseCommit: r.in.BaseCommit,
+		Message: r.commitMessage(),
 	}, &commit); err != nil {
 		return false, err
 	}
@@ -507,13 +584,13 @@ func (r *run) holdIfPaused(ctx workflow.Context) error {
 // failing: the run keeps its place and costs nothing while it waits.
 func (r *run) underCeiling(ctx workflow.Context) error {
 	st := &r.state
-	over := func() bool { return st.Ceiling > 0 && st.Usage.Cost >= st.Ceiling }
+	over := func() bool { return st.Ceiling > 0 && r.spent() >= st.Ceiling }
 	if !over() {
 		return nil
 	}
 	phase := st.Phase
 	st.Phase = horizon.PhasePaused
-	st.Reason = fmt.Sprintf("spend ceiling $%.4f reached ($%.4f spent); raise it with `horizon set-ceiling %s USD`", st.Ceiling, st.Usage.Cost, st.RunID)
+	st.Reason = fmt.Sprintf("spend ceiling $%.4f reached ($%.4f spent); raise it with `horizon set-ceiling %s USD`", st.Ceiling, r.spent(), st.RunID)
 	r.publish(ctx)
 	if err := workflow.Await(ctx, func() bool { return !over() }); err != nil {
 		return err
@@ -622,6 +699,15 @@ func rootMessage(err error) string {
 		return "timed out: " + to.Error()
 	}
 	return err.Error()
+}
+
+// commitMessage is the accepted change's commit message: a feature's
+// title and task, or a single-feature run's goal.
+func (r *run) commitMessage() string {
+	if r.title != "" {
+		return commitMessage(r.title + "\n\n" + r.taskText())
+	}
+	return commitMessage(r.in.Goal)
 }
 
 func commitMessage(goal string) string {

@@ -5,14 +5,18 @@ import (
 	"github.com/horizon/horizon/ladder"
 )
 
-// card is the single feature's card until plans supply real ones: its kind
-// from --kind (bounded by default), no allow-list, no line ceiling.
-func card(id, kind string) ladder.Card {
+// card is the ladder's view of the feature: its kind (--kind or the plan's,
+// bounded by default) and its allow-list (a planned feature's paths).
+func (r *run) card() ladder.Card {
+	return card(r.fid(), r.in.Kind, r.paths)
+}
+
+func card(id, kind string, paths []string) ladder.Card {
 	k := ladder.Kind(kind)
 	if k == "" {
 		k = ladder.KindBounded
 	}
-	return ladder.Card{ID: id, Kind: k}
+	return ladder.Card{ID: id, Kind: k, AllowPaths: paths}
 }
 
 // entry maps an attempt onto the ladder's ledger entry; the caller sets
@@ -42,7 +46,8 @@ func entry(feature string, a *horizon.Attempt) ladder.Entry {
 // triggers computes the escalation triggers of cur from artifacts only:
 // receipts' failing sets, snapshot trees, diff stats, token counts and the
 // gate's own output. What the worker or auditor said plays no part.
-func triggers(feature, kind string, baseline *horizon.GateRun, prev, cur *horizon.Attempt, localContext int) []horizon.Trigger {
+func triggers(c ladder.Card, baseline *horizon.GateRun, prev, cur *horizon.Attempt, localContext int) []horizon.Trigger {
+	feature := c.ID
 	var base []string
 	if baseline != nil {
 		base = baseline.Failing
@@ -57,7 +62,7 @@ func triggers(feature, kind string, baseline *horizon.GateRun, prev, cur *horizo
 		out = cur.Gate.Tail
 	}
 	var ts []horizon.Trigger
-	for _, t := range ladder.Triggers(card(feature, kind), base, p, entry(feature, cur), out, localContext) {
+	for _, t := range ladder.Triggers(c, base, p, entry(feature, cur), out, localContext) {
 		ts = append(ts, horizon.Trigger{Kind: string(t.Kind), Evidence: t.Evidence, Detail: t.Detail})
 	}
 	return ts

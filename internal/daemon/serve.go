@@ -117,6 +117,7 @@ func Serve(ctx context.Context, o Options) error {
 	})
 	w.RegisterWorkflowWithOptions(workflows.RunWorkflow, workflow.RegisterOptions{Name: workflows.RunWorkflowName})
 	w.RegisterWorkflowWithOptions(workflows.PlanWorkflow, workflow.RegisterOptions{Name: workflows.PlanWorkflowName})
+	w.RegisterWorkflowWithOptions(workflows.FeatureWorkflow, workflow.RegisterOptions{Name: workflows.FeatureWorkflowName})
 	w.RegisterActivityWithOptions(acts, activity.RegisterOptions{})
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)

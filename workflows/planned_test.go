@@ -1,0 +1,392 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/horizon/horizon/activities"
+	"github.com/horizon/horizon/horizon"
+)
+
+// world scripts the activities of a planned run: the lead's plan and
+// decompositions, and per feature the worker's reports, gate verdicts and
+// audits (a feature without a script gets satisfied / pass / accept).
+type world struct {
+	t    *testing.T
+	mu   sync.Mutex
+	plan horizon.PlanBlock
+	// parts is the lead's decomposition, by feature.
+	parts   map[string]horizon.PlanBlock
+	reports map[string][]*horizon.Report
+	gates   map[string][]string
+	audits  map[string][]string
+	// what happened
+	briefs      map[string][]string
+	commits     []string
+	plans       []horizon.Plan
+	decisions   []horizon.Decision
+	handoffs    []horizon.Status
+	integration int
+}
+
+func newWorld(t *testing.T, plan horizon.PlanBlock) *world {
+	return &world{
+		t: t, plan: plan, parts: map[string]horizon.PlanBlock{}, reports: map[string][]*horizon.Report{},
+		gates: map[string][]string{}, audits: map[string][]string{}, briefs: map[string][]string{},
+	}
+}
+
+// next pops a feature's scripted value, or returns def.
+func next[T any](m map[string][]T, key string, def T) T {
+	s := m[key]
+	if len(s) == 0 {
+		return def
+	}
+	m[key] = s[1:]
+	return s[0]
+}
+
+func (w *world) env() *testsuite.TestWorkflowEnvironment {
+	var s testsuite.WorkflowTestSuite
+	e := s.NewTestWorkflowEnvironment()
+	e.RegisterWorkflow(RunWorkflow)
+	e.RegisterWorkflowWithOptions(FeatureWorkflow, workflow.RegisterOptions{Name: FeatureWorkflowName})
+	e.RegisterActivity(&activities.Activities{})
+	e.OnActivity(a.Preflight, mock.Anything, mock.Anything).Return(activities.PreflightOutput{
+		Gate: ".horizon/verify.sh", Models: map[string]string{"worker": "fake/m", "auditor": "fake/m"},
+	}, nil)
+	e.OnActivity(a.PrepareLane, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.LaneInput) (activities.Lane, error) {
+		return activities.Lane{Path: "/lanes/run-1/" + in.Feature, Branch: horizon.LaneBranch(in.RunID, in.Feature), Base: "base-" + in.Feature}, nil
+	})
+	e.OnActivity(a.PrepareIntegration, mock.Anything, mock.Anything).Return(activities.Lane{Path: "/lanes/run-1/_integration", Base: "tip"}, nil)
+	e.OnActivity(a.RunGate, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.GateInput) (horizon.GateRun, error) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		v := "pass"
+		switch in.Feature {
+		case "baseline":
+		case "integration":
+			w.integration++
+			v = next(w.gates, "integration", "pass")
+		default:
+			v = next(w.gates, in.Feature, "pass")
+		}
+		g := horizon.GateRun{ReceiptID: fmt.Sprintf("r-%s-%d", in.Feature, in.Attempt), Verdict: v, Command: ".horizon/verify.sh", Tree: fmt.Sprintf("tree-%s-%d", in.Feature, in.Attempt)}
+		if v != "pass" {
+			g.ExitCode, g.Failing, g.Tail = 1, []string{"Test" + in.Feature}, "FAIL Test"+in.Feature
+		}
+		return g, nil
+	})
+	e.OnActivity(a.AgentSession, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.SessionInput) (activities.SessionOutput, error) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		use := horizon.Usage{Input: 100, Output: 10, Cost: 0.01}
+		switch in.Role {
+		case "lead":
+			b := w.plan
+			if in.Feature != "plan" {
+				b = w.parts[in.Feature]
+			}
+			p, err := horizon.PlanFromBlock(in.Goal, b)
+			if err != nil {
+				return activities.SessionOutput{SessionID: "ses_lead", ProtocolError: err.Error(), Usage: use}, nil
+			}
+			return activities.SessionOutput{SessionID: "ses_lead", Plan: &p, Usage: use}, nil
+		case "auditor":
+			return activities.SessionOutput{SessionID: "ses_a", Audit: &horizon.Audit{Verdict: next(w.audits, in.Feature, "accept")}, Usage: use}, nil
+		}
+		w.briefs[in.Feature] = append(w.briefs[in.Feature], in.Prompt)
+		rep := next(w.reports, in.Feature, &horizon.Report{Status: "satisfied", Summary: "done"})
+		return activities.SessionOutput{SessionID: "ses_w_" + in.Feature, Report: rep, Usage: use}, nil
+	})
+	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.CommitInput) (activities.CommitOutput, error) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.commits = append(w.commits, in.Feature)
+		return activities.CommitOutput{Commit: "c-" + in.Feature, Branch: horizon.IntegrationBranch(in.RunID)}, nil
+	})
+	e.OnActivity(a.SavePlan, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.PlanArtifacts) (activities.PlanArtifactsOutput, error) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.plans = append(w.plans, in.Plan)
+		for _, d := range in.Decisions {
+			require.NoError(w.t, d.Validate())
+			require.Equal(w.t, len(w.decisions)+1, d.Seq, "decisions are numbered in order, each written once")
+			w.decisions = append(w.decisions, d)
+		}
+		return activities.PlanArtifactsOutput{Decisions: len(w.decisions)}, nil
+	})
+	e.OnActivity(a.WriteHandoff, mock.Anything, mock.Anything).Return(func(_ context.Context, st horizon.RunState) (activities.HandoffOutput, error) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.handoffs = append(w.handoffs, st.Status)
+		return activities.HandoffOutput{Path: "/runs/run-1/handoff.md"}, nil
+	})
+	return e
+}
+
+func (w *world) decided(what string) bool {
+	for _, d := range w.decisions {
+		if strings.Contains(d.What, what) {
+			return true
+		}
+	}
+	return false
+}
+
+func plannedInput() RunInput {
+	in := input()
+	in.Planned, in.Interval = true, 1
+	return in
+}
+
+func block(milestones ...horizon.PlanBlockMilestone) horizon.PlanBlock {
+	return horizon.PlanBlock{Milestones: milestones, Ambiguity: "LOW", Assumptions: []string{"add.sh is POSIX sh"}}
+}
+
+func ms(title string, fs ...horizon.PlanBlockFeature) horizon.PlanBlockMilestone {
+	return horizon.PlanBlockMilestone{Title: title, Features: fs}
+}
+
+func ft(id string, deps ...string) horizon.PlanBlockFeature {
+	return horizon.PlanBlockFeature{ID: id, Title: "feature " + id, Acceptance: []string{id + " works"}, Kind: "bounded", DependsOn: deps}
+}
+
+func statuses(p *horizon.Plan) map[string]horizon.FeatureStatus {
+	out := map[string]horizon.FeatureStatus{}
+	for _, m := range p.Milestones {
+		for _, f := range m.Features {
+			out[f.ID] = f.Status
+		}
+	}
+	return out
+}
+
+func query(t *testing.T, e *testsuite.TestWorkflowEnvironment) horizon.RunState {
+	t.Helper()
+	v, err := e.QueryWorkflow(QueryStatus)
+	require.NoError(t, err)
+	var s horizon.RunState
+	require.NoError(t, v.Get(&s))
+	return s
+}
+
+func planResult(t *testing.T, e *testsuite.TestWorkflowEnvironment) (*horizon.RunState, error) {
+	return result(t, &env{TestWorkflowEnvironment: e})
+}
+
+// A three-feature plan over two milestones runs its features in order,
+// each committed once, then the integration gate, then the handoff.
+func TestPlanThreeFeaturesInOrder(t *testing.T) {
+	w := newWorld(t, block(ms("core", ft("f1"), ft("f2", "f1")), ms("docs", ft("f3"))))
+	w.audits["f2"] = []string{"reject", "accept"}
+	e := w.env()
+	e.ExecuteWorkflow(RunWorkflow, plannedInput())
+	s, err := planResult(t, e)
+	require.NoError(t, err)
+	require.Equal(t, horizon.StatusCompleted, s.Status)
+	require.Equal(t, []string{"f1", "f2", "f3"}, w.commits, "in plan order, each once")
+	require.Equal(t, map[string]horizon.FeatureStatus{"f1": horizon.FeatureAccepted, "f2": horizon.FeatureAccepted, "f3": horizon.FeatureAccepted}, statuses(s.Plan))
+	f2, _ := s.Plan.Feature("f2")
+	require.Equal(t, 2, f2.AttemptCount(), "the rejected attempt is kept")
+	require.Equal(t, []string{"r-f2-1", "r-f2-2"}, f2.ReceiptIDs)
+	require.Equal(t, "c-f2", f2.Commit)
+	require.Contains(t, w.briefs["f2"][0], "Feature f2: feature f2")
+	require.Contains(t, w.briefs["f2"][1], "Recovery strategy", "with interval 1 the second attempt has the next strategy")
+	require.Equal(t, 1, w.integration)
+	require.True(t, s.Integration.Passed())
+	require.Equal(t, []horizon.Status{horizon.StatusCompleted}, w.handoffs)
+	require.True(t, w.decided("planned 2 milestones, 3 features"))
+	require.True(t, w.decided("assumed: add.sh is POSIX sh"))
+	require.True(t, w.decided("integration gate passed"))
+	last := w.plans[len(w.plans)-1]
+	require.True(t, last.Done(), "plan.json ends with every feature accepted")
+	// Usage: the lead's plan + 4 worker/auditor pairs.
+	require.InDelta(t, 0.01+4*0.02, s.Usage.Cost, 1e-9)
+}
+
+// A feature that keeps failing goes through the strategies (interval 1:
+// one attempt each), then the lead decomposes it and its parts succeed.
+func TestPlanRotationThenDecomposition(t *testing.T) {
+	w := newWorld(t, block(ms("core", ft("f1"), ft("f2", "f1"))))
+	w.gates["f1"] = []string{"fail", "fail", "fail"}
+	w.parts["f1"] = block(ms("parts of f1", ft("p1"), ft("p2", "p1")))
+	e := w.env()
+	e.ExecuteWorkflow(RunWorkflow, plannedInput())
+	s, err := planResult(t, e)
+	require.NoError(t, err)
+	require.Equal(t, horizon.StatusCompleted, s.Status)
+	f1, _ := s.Plan.Feature("f1")
+	require.Equal(t, horizon.FeatureDecomposed, f1.Status)
+	var strategies []horizon.Strategy
+	for _, at := range f1.Attempts {
+		strategies = append(strategies, at.Strategy)
+	}
+	require.Equal(t, []horizon.Strategy{horizon.StrategyFocusedCorrection, horizon.StrategyReplan, horizon.StrategyResearch}, strategies)
+	require.Contains(t, w.briefs["f1"][1], "Recovery strategy: "+horizon.StrategyReplan.Title())
+	require.Contains(t, w.briefs["f1"][2], "Recovery strategy: "+horizon.StrategyResearch.Title())
+	require.Contains(t, w.briefs["f1"][1], "FAIL Testf1", "the failed attempt's evidence feeds the next")
+	p2, _ := s.Plan.Feature("f1.2")
+	require.Equal(t, []string{"f1.1"}, p2.DependsOn, "the parts' own order survives the renaming")
+	require.Equal(t, []string{"f1.1", "f1.2", "f2"}, w.commits, "f2 waited for every part of f1")
+	require.True(t, w.decided("decomposed f1 into f1.1, f1.2"))
+	require.True(t, w.decided("recovery strategy for f1: "+horizon.StrategyResearch.Title()))
+	require.Equal(t, 2, s.Plan.Revision)
+}
+
+// A typed blocker pauses its feature; an independent feature completes
+// meanwhile; the run reads blocked once nothing is runnable; unblock with
+// a note resumes the feature, whose next brief has the note.
+func TestPlanBlockerPausesOneFeature(t *testing.T) {
+	w := newWorld(t, block(ms("core", ft("f1"), ft("f2"), ft("f3", "f1"))))
+	w.reports["f1"] = []*horizon.Report{{Status: "blocked", Blocker: &horizon.Blocker{Type: "missing_credential", Evidence: "STRIPE_KEY is unset in the environment"}}}
+	e := w.env()
+	var waiting horizon.RunState
+	var refused []error
+	cb := &testsuite.TestUpdateCallback{OnReject: func(err error) { refused = append(refused, err) }, OnAccept: func() {}, OnComplete: func(any, error) {}}
+	e.RegisterDelayedCallback(func() {
+		waiting = query(t, e)
+		e.UpdateWorkflow(UpdateUnblock, "wrong", cb, Unblock{Feature: "f2", Note: "x"})
+		e.UpdateWorkflow(UpdateUnblock, "ok", cb, Unblock{Note: "STRIPE_KEY added to the daemon's environment"})
+	}, time.Hour)
+	e.ExecuteWorkflow(RunWorkflow, plannedInput())
+	s, err := planResult(t, e)
+	require.NoError(t, err)
+	require.Equal(t, horizon.StatusBlocked, waiting.Status)
+	require.Equal(t, horizon.FeatureBlocked, statuses(waiting.Plan)["f1"])
+	require.Equal(t, horizon.FeatureAccepted, statuses(waiting.Plan)["f2"], "the independent feature completed while f1 was blocked")
+	require.Equal(t, horizon.FeaturePending, statuses(waiting.Plan)["f3"], "f3 depends on f1 and waits")
+	require.Contains(t, waiting.Reason, "horizon unblock run-1 FEATURE")
+	require.Len(t, refused, 1)
+	require.Contains(t, refused[0].Error(), `"f2" is not blocked`)
+	require.Equal(t, horizon.StatusCompleted, s.Status)
+	require.Equal(t, []string{"f2", "f1", "f3"}, w.commits)
+	require.Contains(t, w.briefs["f1"][1], "STRIPE_KEY added to the daemon's environment")
+	require.Equal(t, []horizon.Status{horizon.StatusBlocked, horizon.StatusCompleted}, w.handoffs)
+	require.True(t, w.decided("paused f1 on a missing_credential blocker"))
+	require.True(t, w.decided("unblocked f1"))
+}
+
+// Under semi autonomy the run waits before the second milestone until a
+// person approves it; an approval naming another checkpoint is refused.
+func TestPlanSemiWaitsAtMilestone(t *testing.T) {
+	w := newWorld(t, block(ms("core", ft("f1")), ms("docs", ft("f2"))))
+	e := w.env()
+	var waiting horizon.RunState
+	var refused []error
+	cb := &testsuite.TestUpdateCallback{OnReject: func(err error) { refused = append(refused, err) }, OnAccept: func() {}, OnComplete: func(any, error) {}}
+	e.RegisterDelayedCallback(func() {
+		waiting = query(t, e)
+		e.UpdateWorkflow(UpdateApprove, "wrong", cb, Approve{Subject: "m3"})
+		e.UpdateWorkflow(UpdateApprove, "ok", cb, Approve{Subject: "m2", Note: "docs are fine to write"})
+	}, time.Hour)
+	in := plannedInput()
+	in.Autonomy = horizon.AutonomySemi
+	e.ExecuteWorkflow(RunWorkflow, in)
+	s, err := planResult(t, e)
+	require.NoError(t, err)
+	require.NotNil(t, waiting.Waiting)
+	require.Equal(t, horizon.CheckpointMilestone, waiting.Waiting.Kind)
+	require.Equal(t, "m2", waiting.Waiting.Subject)
+	require.Equal(t, horizon.PhaseApproval, waiting.Phase)
+	require.Equal(t, horizon.FeatureAccepted, statuses(waiting.Plan)["f1"])
+	require.Equal(t, horizon.FeaturePending, statuses(waiting.Plan)["f2"], "nothing of m2 ran before the approval")
+	require.Len(t, refused, 1)
+	require.Contains(t, refused[0].Error(), `not "m3"`)
+	require.Equal(t, horizon.StatusCompleted, s.Status)
+	require.Nil(t, s.Waiting)
+	require.True(t, w.decided("approved milestone m2"))
+
+	// Nothing waits in full autonomy: approve is refused.
+	w2 := newWorld(t, block(ms("core", ft("f1")), ms("docs", ft("f2"))))
+	e2 := w2.env()
+	var refused2 []error
+	e2.RegisterDelayedCallback(func() {
+		e2.UpdateWorkflow(UpdateApprove, "x", &testsuite.TestUpdateCallback{OnReject: func(err error) { refused2 = append(refused2, err) }, OnAccept: func() {}, OnComplete: func(any, error) {}}, Approve{})
+	}, 0)
+	e2.ExecuteWorkflow(RunWorkflow, plannedInput())
+	s2, err := planResult(t, e2)
+	require.NoError(t, err)
+	require.Equal(t, horizon.StatusCompleted, s2.Status)
+	require.Len(t, refused2, 1)
+	require.ErrorContains(t, refused2[0], "not waiting for approval")
+}
+
+// The run budget is the one hard stop: spend (a feature that never
+// passes) and time (a checkpoint nobody approves) each end the run with a
+// reason that says so, and a handoff.
+func TestPlanBudgetStops(t *testing.T) {
+	w := newWorld(t, block(ms("core", ft("f1"), ft("f2"))))
+	w.gates["f1"] = []string{"fail", "fail", "fail", "fail", "fail", "fail", "fail", "fail", "fail", "fail"}
+	e := w.env()
+	in := plannedInput()
+	in.BudgetSpend = 0.05
+	e.ExecuteWorkflow(RunWorkflow, in)
+	s, err := planResult(t, e)
+	require.Error(t, err)
+	require.Equal(t, horizon.StatusFailed, s.Status)
+	require.Equal(t, horizon.ReasonBudget, s.ReasonKind)
+	require.Contains(t, s.Reason, "spend limit $0.0500 reached")
+	f1, _ := s.Plan.Feature("f1")
+	require.Equal(t, 4, f1.AttemptCount(), "plan $0.01 + four failing attempts of $0.01 reach $0.05")
+	require.Empty(t, w.commits)
+	require.Equal(t, []horizon.Status{horizon.StatusFailed}, w.handoffs)
+	require.True(t, w.decided("stopped the run"))
+
+	w2 := newWorld(t, horizon.PlanBlock{Milestones: []horizon.PlanBlockMilestone{ms("core", ft("f1"))}, Ambiguity: "HIGH"})
+	e2 := w2.env()
+	in2 := plannedInput()
+	in2.Autonomy, in2.BudgetTime = horizon.AutonomySupervised, 2*time.Hour
+	e2.ExecuteWorkflow(RunWorkflow, in2)
+	s2, err := planResult(t, e2)
+	require.Error(t, err)
+	require.Equal(t, horizon.ReasonBudget, s2.ReasonKind)
+	require.Contains(t, s2.Reason, "time limit 2h0m0s reached")
+	require.Empty(t, w2.briefs, "no feature ran: the HIGH-ambiguity plan was never approved")
+}
+
+// Continue-as-new between features carries the plan, receipts, decisions
+// and approvals; the next history does not redo an accepted feature.
+func TestPlanContinueAsNewCarriesState(t *testing.T) {
+	w := newWorld(t, block(ms("core", ft("f1"), ft("f2", "f1"))))
+	e := w.env()
+	in := plannedInput()
+	in.FeaturesPerHistory = 1
+	e.ExecuteWorkflow(RunWorkflow, in)
+	require.True(t, e.IsWorkflowCompleted())
+	var can *workflow.ContinueAsNewError
+	require.True(t, errors.As(e.GetWorkflowError(), &can), "got %v", e.GetWorkflowError())
+	require.Equal(t, RunWorkflowName, can.WorkflowType.Name)
+	var next RunInput
+	require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &next))
+	require.NotNil(t, next.Carry)
+	require.Equal(t, horizon.FeatureAccepted, statuses(next.Carry.State.Plan)["f1"])
+	require.Equal(t, 1, next.Carry.Features)
+	require.Equal(t, []string{"f1"}, w.commits)
+	decisions := len(w.decisions)
+
+	// The second history, with the carried input.
+	e2 := w.env()
+	e2.ExecuteWorkflow(RunWorkflow, next)
+	s, err := planResult(t, e2)
+	require.NoError(t, err)
+	require.Equal(t, horizon.StatusCompleted, s.Status)
+	require.Equal(t, []string{"f1", "f2"}, w.commits, "f1 is not done twice")
+	require.Equal(t, 1, s.Histories)
+	require.NotNil(t, s.Baseline, "the baseline is carried, not rerun")
+	require.Greater(t, len(w.decisions), decisions, "decision numbering continues")
+	var app *temporal.ApplicationError
+	require.False(t, errors.As(err, &app))
+}
