@@ -300,6 +300,9 @@ func LaneBranch(runID, feature string) string { return "horizon-lanes/" + runID 
 
 // Markdown renders the live progress table shown in the Temporal UI.
 func (s *RunState) Markdown() string {
+	if s.Plan != nil {
+		return s.PlanMarkdown()
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s** · %s", s.Status, s.Phase)
 	if s.Reason != "" {

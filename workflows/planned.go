@@ -47,7 +47,7 @@ func (r *run) planned(ctx workflow.Context) (*horizon.RunState, error) {
 			if !progress.Receive(ctx, &pr) {
 				return
 			}
-			r.recordProgress(pr)
+			r.recordProgress(ctx, pr)
 		}
 	})
 	if c := r.in.Carry; c != nil {
@@ -309,7 +309,7 @@ func (r *run) applyFeature(ctx workflow.Context, res *FeatureResult) {
 }
 
 // recordProgress shows a running feature's finished attempt in the plan.
-func (r *run) recordProgress(pr Progress) {
+func (r *run) recordProgress(ctx workflow.Context, pr Progress) {
 	st := &r.state
 	if st.Plan == nil {
 		return
@@ -319,6 +319,7 @@ func (r *run) recordProgress(pr Progress) {
 	}
 	if err := st.Plan.RecordAttempt(pr.Feature, pr.Attempt, r.in.Interval); err == nil {
 		r.recount()
+		r.publish(ctx)
 	}
 }
 

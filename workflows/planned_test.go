@@ -390,3 +390,33 @@ func TestPlanContinueAsNewCarriesState(t *testing.T) {
 	var app *temporal.ApplicationError
 	require.False(t, errors.As(err, &app))
 }
+
+// Accepted features that break each other are caught by the gate on the
+// integration branch: a repair feature is added and the run completes
+// only once the gate passes there.
+func TestPlanIntegrationGateAddsRepairFeature(t *testing.T) {
+	w := newWorld(t, block(ms("core", ft("f1"), ft("f2"))))
+	w.gates["integration"] = []string{"fail", "pass"}
+	e := w.env()
+	e.ExecuteWorkflow(RunWorkflow, plannedInput())
+	s, err := planResult(t, e)
+	require.NoError(t, err)
+	require.Equal(t, horizon.StatusCompleted, s.Status)
+	require.Equal(t, 2, w.integration)
+	require.Equal(t, []string{"f1", "f2", "integration-1"}, w.commits)
+	fix, ok := s.Plan.Feature("integration-1")
+	require.True(t, ok)
+	require.Contains(t, fix.Acceptance, "these checks pass again: Testintegration")
+	require.True(t, w.decided("added feature integration-1"))
+
+	// A gate that keeps failing there ends the run, said so.
+	w2 := newWorld(t, block(ms("core", ft("f1"))))
+	w2.gates["integration"] = []string{"fail", "fail", "fail"}
+	e2 := w2.env()
+	e2.ExecuteWorkflow(RunWorkflow, plannedInput())
+	s2, err := planResult(t, e2)
+	require.Error(t, err)
+	require.Equal(t, horizon.ReasonIntegration, s2.ReasonKind)
+	require.Equal(t, 3, w2.integration)
+	require.Equal(t, []horizon.Status{horizon.StatusFailed}, w2.handoffs)
+}
