@@ -10,6 +10,8 @@ package config
 
 import (
 	"time"
+
+	"github.com/horizon/horizon/horizon"
 )
 
 // Config is every setting horizon reads. Field tags name the viper key.
@@ -128,8 +130,28 @@ type Agent struct {
 
 // Run holds per-run defaults.
 type Run struct {
+	// MaxAttempts bounds a one-feature run (horizon start --single); a
+	// planned run's features go on until accepted or blocked, within the
+	// budget.
 	MaxAttempts int  `mapstructure:"max_attempts"`
 	AllowDirty  bool `mapstructure:"allow_dirty"`
+	// Planned makes horizon start plan the goal into milestones of
+	// features (false: the goal is one feature, like --single).
+	Planned bool `mapstructure:"planned"`
+	// Autonomy is where a planned run waits for `horizon approve`: full
+	// never, semi at a HIGH-ambiguity plan and each milestone after the
+	// first, supervised also before each feature's first attempt.
+	Autonomy horizon.Autonomy `mapstructure:"autonomy"`
+	// BudgetTime and BudgetSpend (USD) are a planned run's one hard stop,
+	// counted from its start; 0 means no limit.
+	BudgetTime  time.Duration `mapstructure:"budget_time"`
+	BudgetSpend float64       `mapstructure:"budget_spend"`
+	// RecoveryEscalationInterval is how many attempts a feature makes with
+	// one recovery strategy before the next is tried.
+	RecoveryEscalationInterval int `mapstructure:"recovery_escalation_interval"`
+	// FeaturesPerHistory, when positive, starts a fresh workflow history
+	// (continue-as-new) after that many features; 0 leaves it to Temporal.
+	FeaturesPerHistory int `mapstructure:"features_per_history"`
 }
 
 // Gate configures the deterministic gate.

@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/require"
+
+	"github.com/horizon/horizon/horizon"
 )
 
 // isolate clears every HORIZON_* variable a developer may have set.
@@ -27,11 +29,17 @@ func flags(t *testing.T, args ...string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	fs.String("model", "", "")
 	fs.Int("max-attempts", 3, "")
+	fs.String("autonomy", "", "")
+	fs.Duration("budget-time", 0, "")
+	fs.Float64("budget-spend", 0, "")
 	require.NoError(t, fs.Parse(args))
 	return fs
 }
 
-var flagKeys = map[string]string{"model": "models.default", "max-attempts": "run.max_attempts"}
+var flagKeys = map[string]string{
+	"model": "models.default", "max-attempts": "run.max_attempts",
+	"autonomy": "run.autonomy", "budget-time": "run.budget_time", "budget-spend": "run.budget_spend",
+}
 
 func TestPrecedence(t *testing.T) {
 	isolate(t)
@@ -81,6 +89,41 @@ func TestPrecedence(t *testing.T) {
 	require.Equal(t, 9, c.Run.MaxAttempts)
 }
 
+// The planned-run keys go through every layer like the others: the repo
+// file sets autonomy and budget, env and flags override them.
+func TestRunPlanKeys(t *testing.T) {
+	isolate(t)
+	repo := filepath.Join("testdata", "repo")
+
+	c, err := Load(Options{UserFile: "-none-", Repo: repo})
+	require.NoError(t, err)
+	require.Equal(t, horizon.AutonomySemi, c.Run.Autonomy, "case and spaces are forgiven")
+	require.Equal(t, 24*time.Hour, c.Run.BudgetTime)
+	require.Equal(t, 12.5, c.Run.BudgetSpend)
+	require.True(t, c.Run.Planned, "a key the file does not set keeps its default")
+
+	t.Setenv("HORIZON_RUN_PLANNED", "false")
+	t.Setenv("HORIZON_RUN_AUTONOMY", "supervised")
+	t.Setenv("HORIZON_RUN_BUDGET_TIME", "0")
+	t.Setenv("HORIZON_RUN_RECOVERY_ESCALATION_INTERVAL", "3")
+	t.Setenv("HORIZON_RUN_FEATURES_PER_HISTORY", "4")
+	c, err = Load(Options{UserFile: "-none-", Repo: repo, Flags: flags(t), FlagKeys: flagKeys})
+	require.NoError(t, err)
+	require.False(t, c.Run.Planned)
+	require.Equal(t, horizon.AutonomySupervised, c.Run.Autonomy)
+	require.Zero(t, c.Run.BudgetTime, "0 means no time limit")
+	require.Equal(t, 12.5, c.Run.BudgetSpend)
+	require.Equal(t, 3, c.Run.RecoveryEscalationInterval)
+	require.Equal(t, 4, c.Run.FeaturesPerHistory)
+
+	c, err = Load(Options{UserFile: "-none-", Repo: repo, FlagKeys: flagKeys,
+		Flags: flags(t, "--autonomy", "FULL", "--budget-time", "90m", "--budget-spend", "3")})
+	require.NoError(t, err)
+	require.Equal(t, horizon.AutonomyFull, c.Run.Autonomy)
+	require.Equal(t, 90*time.Minute, c.Run.BudgetTime)
+	require.Equal(t, 3.0, c.Run.BudgetSpend)
+}
+
 func TestDefaultsAndDerived(t *testing.T) {
 	isolate(t)
 	home := t.TempDir()
@@ -93,6 +136,12 @@ func TestDefaultsAndDerived(t *testing.T) {
 	require.Equal(t, 45*time.Minute, c.Agent.SessionTimeout)
 	require.Equal(t, "FULL", c.Engine.SQLiteSynchronous)
 	require.GreaterOrEqual(t, c.Engine.RetentionDays, 30)
+	require.True(t, c.Run.Planned)
+	require.Equal(t, horizon.AutonomyFull, c.Run.Autonomy)
+	require.Equal(t, 72*time.Hour, c.Run.BudgetTime)
+	require.Zero(t, c.Run.BudgetSpend)
+	require.Equal(t, 2, c.Run.RecoveryEscalationInterval)
+	require.Zero(t, c.Run.FeaturesPerHistory)
 }
 
 func TestBadInput(t *testing.T) {
@@ -112,6 +161,13 @@ func TestBadInput(t *testing.T) {
 		{"bad level", "", map[string]string{"HORIZON_LOG_LEVEL": "loud"}, []string{"log.level"}},
 		{"half tls", "", map[string]string{"HORIZON_TEMPORAL_TLS_CERT": "/c.pem"}, []string{"temporal.tls.key"}},
 		{"zero attempts", "", map[string]string{"HORIZON_RUN_MAX_ATTEMPTS": "0"}, []string{"run.max_attempts"}},
+		{"bad autonomy in a file", "testdata/badrun", nil, []string{"badrun/.horizon/config.yaml", "run.autonomy", `"yolo"`, "full", "semi", "supervised"}},
+		{"bad autonomy from env", "", map[string]string{"HORIZON_RUN_AUTONOMY": "auto"}, []string{"HORIZON_RUN_AUTONOMY", "run.autonomy", "full", "semi", "supervised"}},
+		{"negative spend budget", "", map[string]string{"HORIZON_RUN_BUDGET_SPEND": "-1"}, []string{"HORIZON_RUN_BUDGET_SPEND", "run.budget_spend"}},
+		{"negative time budget", "", map[string]string{"HORIZON_RUN_BUDGET_TIME": "-1h"}, []string{"run.budget_time"}},
+		{"bad time budget", "", map[string]string{"HORIZON_RUN_BUDGET_TIME": "three days"}, []string{"HORIZON_RUN_BUDGET_TIME", "run.budget_time"}},
+		{"zero escalation interval", "", map[string]string{"HORIZON_RUN_RECOVERY_ESCALATION_INTERVAL": "0"}, []string{"run.recovery_escalation_interval"}},
+		{"negative features per history", "", map[string]string{"HORIZON_RUN_FEATURES_PER_HISTORY": "-2"}, []string{"run.features_per_history"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

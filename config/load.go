@@ -15,6 +15,8 @@ import (
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+
+	"github.com/horizon/horizon/horizon"
 )
 
 // EnvPrefix prefixes every environment variable horizon reads.
@@ -39,39 +41,45 @@ type Options struct {
 
 func defaults() map[string]any {
 	return map[string]any{
-		"home":                      "",
-		"temporal.address":          "",
-		"temporal.namespace":        "default",
-		"temporal.port":             7233,
-		"temporal.task_queue":       "horizon",
-		"temporal.api_key":          "",
-		"temporal.tls.cert":         "",
-		"temporal.tls.key":          "",
-		"temporal.tls.ca":           "",
-		"temporal.tls.server_name":  "",
-		"ui.enabled":                true,
-		"ui.port":                   8233,
-		"engine.sqlite_synchronous": "FULL",
-		"engine.retention_days":     30,
-		"models.default":            "",
-		"models.file":               "",
-		"agent.opencode_bin":        "",
-		"agent.opencode_config":     "",
-		"agent.session_timeout":     "45m",
-		"agent.heartbeat_timeout":   "30s",
-		"run.max_attempts":          3,
-		"run.allow_dirty":           false,
-		"gate.timeout":              "10m",
-		"gate.allow_env":            []string{},
-		"log.level":                 "info",
-		"worker.paid_poller":        true,
-		"spend.ceiling":             0.0,
-		"spend.day_ceiling":         0.0,
-		"spend.throttle_at":         0.8,
-		"reader.base_url":           "",
-		"reader.model":              "",
-		"reader.api_key":            "",
-		"agent.ast_grep_bin":        "",
+		"home":                             "",
+		"temporal.address":                 "",
+		"temporal.namespace":               "default",
+		"temporal.port":                    7233,
+		"temporal.task_queue":              "horizon",
+		"temporal.api_key":                 "",
+		"temporal.tls.cert":                "",
+		"temporal.tls.key":                 "",
+		"temporal.tls.ca":                  "",
+		"temporal.tls.server_name":         "",
+		"ui.enabled":                       true,
+		"ui.port":                          8233,
+		"engine.sqlite_synchronous":        "FULL",
+		"engine.retention_days":            30,
+		"models.default":                   "",
+		"models.file":                      "",
+		"agent.opencode_bin":               "",
+		"agent.opencode_config":            "",
+		"agent.session_timeout":            "45m",
+		"agent.heartbeat_timeout":          "30s",
+		"run.max_attempts":                 3,
+		"run.allow_dirty":                  false,
+		"run.planned":                      true,
+		"run.autonomy":                     string(horizon.DefaultAutonomy),
+		"run.budget_time":                  "72h",
+		"run.budget_spend":                 0.0,
+		"run.recovery_escalation_interval": 2,
+		"run.features_per_history":         0,
+		"gate.timeout":                     "10m",
+		"gate.allow_env":                   []string{},
+		"log.level":                        "info",
+		"worker.paid_poller":               true,
+		"spend.ceiling":                    0.0,
+		"spend.day_ceiling":                0.0,
+		"spend.throttle_at":                0.8,
+		"reader.base_url":                  "",
+		"reader.model":                     "",
+		"reader.api_key":                   "",
+		"agent.ast_grep_bin":               "",
 	}
 }
 
@@ -286,6 +294,10 @@ func (c *Config) finish() error {
 	c.Home = abs
 	c.Engine.SQLiteSynchronous = strings.ToUpper(c.Engine.SQLiteSynchronous)
 	c.Log.Level = strings.ToLower(c.Log.Level)
+	c.Run.Autonomy = horizon.Autonomy(strings.ToLower(strings.TrimSpace(string(c.Run.Autonomy))))
+	if c.Run.Autonomy == "" {
+		c.Run.Autonomy = horizon.DefaultAutonomy
+	}
 	return nil
 }
 
@@ -352,6 +364,21 @@ func (c *Config) validate(src *sources) error {
 	}
 	if c.Run.MaxAttempts < 1 {
 		bad("run.max_attempts", "%d: must be at least 1", c.Run.MaxAttempts)
+	}
+	if !c.Run.Autonomy.Valid() {
+		bad("run.autonomy", "%q: use full (never waits), semi (waits at a HIGH-ambiguity plan and between milestones) or supervised (also before each feature)", c.Run.Autonomy)
+	}
+	if c.Run.BudgetTime < 0 {
+		bad("run.budget_time", "%s: must be 0 (no time limit) or a positive duration such as 72h", c.Run.BudgetTime)
+	}
+	if c.Run.BudgetSpend < 0 {
+		bad("run.budget_spend", "%g: must be 0 (no spend limit) or a positive amount in USD", c.Run.BudgetSpend)
+	}
+	if c.Run.RecoveryEscalationInterval < 1 {
+		bad("run.recovery_escalation_interval", "%d: must be at least 1 (attempts per recovery strategy)", c.Run.RecoveryEscalationInterval)
+	}
+	if c.Run.FeaturesPerHistory < 0 {
+		bad("run.features_per_history", "%d: must be 0 (let Temporal decide) or a positive number of features", c.Run.FeaturesPerHistory)
 	}
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":

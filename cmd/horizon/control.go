@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/horizon"
@@ -120,6 +121,12 @@ With RUN, show that run; with --follow, follow it to its end like ` + "`horizon 
 				line := fmt.Sprintf("%s  %s", s.RunID, s.Status)
 				if s.Status == horizon.StatusRunning {
 					line = fmt.Sprintf("%s  continuing · %s", s.RunID, s.Phase)
+					if rf := runningFeature(s); rf != nil {
+						line += fmt.Sprintf(" · feature %s (%d attempts so far)", rf.ID, rf.AttemptCount())
+					}
+					if s.Waiting != nil {
+						line += " · approve: " + s.ApproveCommand()
+					}
 					if cur := s.Current(); cur != nil {
 						line += fmt.Sprintf(" · attempt %d/%d", cur.N, s.MaxAttempts)
 						if cur.WorkerSession != "" && s.Phase == horizon.PhaseWorking {
@@ -237,17 +244,92 @@ func updateRun(ctx context.Context, c client.Client, id, name string, args ...an
 		WorkflowID: id, UpdateName: name, Args: args, WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err != nil {
-		var nf *serviceerror.NotFound
-		if errors.As(err, &nf) {
-			return nil, usageError{runNotFound{id}}
-		}
-		return nil, usageError{fmt.Errorf("%s %s: %w", name, id, err)}
+		return nil, updateError(id, name, err)
 	}
 	var s horizon.RunState
 	if err := h.Get(ctx, &s); err != nil {
-		return nil, usageError{fmt.Errorf("%s %s: %w", name, id, err)}
+		return nil, updateError(id, name, err)
 	}
 	return &s, nil
+}
+
+// updateError says why a run refused an update, as bad input (exit 2): a
+// validator's reason ("not waiting for approval") is printed as the
+// workflow wrote it, without the failure's type and retry annotations.
+func updateError(id, name string, err error) error {
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		if strings.Contains(nf.Error(), "completed") {
+			return usagef("%s %s: the run has ended; `horizon status %s` shows how", name, id, id)
+		}
+		return usageError{runNotFound{id}}
+	}
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return usagef("%s %s: %s", name, id, app.Message())
+	}
+	return usageError{fmt.Errorf("%s %s: %w", name, id, err)}
+}
+
+type approveOptions struct {
+	subject string
+	note    string
+	json    bool
+}
+
+func (a *app) approveCmd() *cobra.Command { return newApproveCmd(a.runApprove) }
+
+// newApproveCmd binds the flags; run does the work (tests pass their own).
+func newApproveCmd(run func(ctx context.Context, id string, o approveOptions) error) *cobra.Command {
+	var o approveOptions
+	cmd := &cobra.Command{
+		Use:   `approve RUN [--subject S] [--note "<text>"] [--json]`,
+		Short: "Let a planned run waiting at a checkpoint (semi or supervised autonomy) go on",
+		Long: `A planned run under semi or supervised autonomy waits for you at its
+checkpoints: the plan, when the lead rated the goal HIGH ambiguity (semi,
+supervised); each milestone after the first (semi, supervised); each feature
+before its first attempt (supervised). A waiting run costs nothing;
+` + "`horizon status RUN`" + ` shows the checkpoint, what is to be approved, and the
+plan. approve lets it go on.
+
+--subject names the checkpoint you approve ("plan", a milestone ID or a
+feature ID, as status shows it): an approval meant for another checkpoint
+is refused, so a late approval cannot pass the next one. --note is kept with
+the approval in the run's record.
+
+A run that is not waiting refuses the approval, with its reason (exit 2).`,
+		Example: `  horizon approve run-20261130-021500-ab12cd
+  horizon approve run-20261130-021500-ab12cd --subject m2 --note "CSV first, JSON can wait"`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return run(cmd.Context(), args[0], o)
+		},
+	}
+	cmd.Flags().StringVar(&o.subject, "subject", "", `the checkpoint you approve: "plan", a milestone or a feature ID (default: whatever the run waits at)`)
+	cmd.Flags().StringVar(&o.note, "note", "", "a note kept with the approval")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the run's state after the approval as JSON")
+	return cmd
+}
+
+func (a *app) runApprove(ctx context.Context, id string, o approveOptions) error {
+	c, err := a.dial(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	s, err := updateRun(ctx, c, id, workflows.UpdateApprove, workflows.Approve{Subject: strings.TrimSpace(o.subject), Note: strings.TrimSpace(o.note)})
+	if err != nil {
+		return err
+	}
+	if o.json {
+		return json.NewEncoder(a.out).Encode(s)
+	}
+	what := ""
+	if o.subject != "" {
+		what = " " + strings.TrimSpace(o.subject)
+	}
+	fmt.Fprintf(a.out, "run %s: approved%s; it goes on (%s)\n", s.RunID, what, s.Phase)
+	return nil
 }
 
 func (a *app) pauseCmd() *cobra.Command {
@@ -275,39 +357,55 @@ for, until ` + "`horizon resume RUN`" + `.`,
 	}
 }
 
-func (a *app) unblockCmd() *cobra.Command {
+func (a *app) unblockCmd() *cobra.Command { return newUnblockCmd(a.runUnblock) }
+
+// newUnblockCmd binds the arguments and flags; run does the work (tests
+// pass their own).
+func newUnblockCmd(run func(ctx context.Context, id string, u workflows.Unblock) error) *cobra.Command {
 	var note string
 	cmd := &cobra.Command{
 		Use:   `unblock RUN [FEATURE] --note "<what changed>"`,
 		Short: "Let a run blocked on a typed blocker (a missing credential, a service down) go on",
 		Long: `A worker that cannot go on for a reason outside the repository (a missing
 credential, an unavailable service, a platform limit) reports a typed blocker
-with evidence; the run then waits, blocked, costing nothing. Once you have
-dealt with it, unblock the run; the note (required) goes to the next attempt.`,
+with evidence. In a one-feature run the run then waits, blocked, costing
+nothing; in a planned run that feature waits (and the features that depend on
+it) while independent ones go on. Once you have dealt with it, unblock it;
+the note (required) goes to the feature's next attempt.
+
+FEATURE is the blocked feature's ID, as ` + "`horizon status RUN`" + ` shows it; a
+planned run with several blocked features needs it.`,
 		Example: `  horizon unblock run-20261130-021500-ab12cd f1 --note "STRIPE_KEY is now set in the daemon's environment"`,
 		Args:    cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if strings.TrimSpace(note) == "" {
 				return usagef("--note is required: say what changed, so the next attempt knows")
 			}
-			ctx := cmd.Context()
-			c, err := a.dial(ctx, false)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
 			u := workflows.Unblock{Note: note}
 			if len(args) == 2 {
 				u.Feature = args[1]
 			}
-			s, err := updateRun(ctx, c, args[0], workflows.UpdateUnblock, u)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(a.out, "run %s unblocked; it goes on (%s)\n", s.RunID, s.Status)
-			return nil
+			return run(cmd.Context(), args[0], u)
 		},
 	}
 	cmd.Flags().StringVar(&note, "note", "", "what changed (required); the next attempt reads it")
 	return cmd
+}
+
+func (a *app) runUnblock(ctx context.Context, id string, u workflows.Unblock) error {
+	c, err := a.dial(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	s, err := updateRun(ctx, c, id, workflows.UpdateUnblock, u)
+	if err != nil {
+		return err
+	}
+	what := "run " + s.RunID
+	if u.Feature != "" {
+		what += " feature " + u.Feature
+	}
+	fmt.Fprintf(a.out, "%s unblocked; it goes on (%s)\n", what, s.Status)
+	return nil
 }

@@ -25,7 +25,8 @@ func (a *app) demoCmd() *cobra.Command {
 scripted stand-in model on loopback, and run horizon on it for real: the
 daemon and its embedded engine, OpenCode sessions, the gate, the auditor and
 the commit onto horizon/<run>. The scripted auditor rejects the first attempt
-once, so you see a corrective attempt too. Takes about a minute; watch it in
+once, so you see a corrective attempt too. The demo is a one-feature run
+(like ` + "`horizon start --single`" + `): no lead plans it. Takes about a minute; watch it in
 the Web UI while it runs.
 
 The demo needs opencode (npm opencode-ai) like any run; ` + "`horizon doctor`" + ` checks.`,
@@ -65,6 +66,9 @@ func (a *app) runDemo(ctx context.Context, dir string, keep bool) error {
 	if err != nil {
 		return err
 	}
+	// The scripted model answers a worker and an auditor, not a lead: the
+	// demo is a one-feature run (start --single) whatever run.planned says.
+	p.input.Planned = false
 	c, err := a.dial(ctx, true)
 	if err != nil {
 		return err

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/gate"
+	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/daemon"
 	"github.com/horizon/horizon/internal/engine"
 	"github.com/horizon/horizon/internal/repo"
@@ -60,7 +62,8 @@ func TestHelpTeaches(t *testing.T) {
 	root.SetOut(&out)
 	root.SetArgs([]string{"start", "--help"})
 	require.NoError(t, root.Execute())
-	for _, want := range []string{"--model", "--max-attempts", "--detach", "--json", "horizon/<run>", "Exit:"} {
+	for _, want := range []string{"--model", "--max-attempts", "--detach", "--json", "horizon/<run>", "Exit:",
+		"--single", "--autonomy", "full", "semi", "supervised", "--budget-time", "--budget-spend", "hard stop", "horizon approve RUN"} {
 		require.Contains(t, out.String(), want)
 	}
 }
@@ -75,4 +78,23 @@ func TestStartFlagsBindConfig(t *testing.T) {
 	require.Equal(t, "p/m", a.cfg.Models.Default)
 	require.Equal(t, 7, a.cfg.Run.MaxAttempts)
 	require.True(t, a.cfg.Run.AllowDirty)
+	require.True(t, a.cfg.Run.Planned, "planned by default")
+	require.Equal(t, horizon.AutonomyFull, a.cfg.Run.Autonomy)
+	require.Equal(t, 72*time.Hour, a.cfg.Run.BudgetTime)
+
+	a = &app{repoDir: t.TempDir()}
+	cmd = a.startCmd()
+	require.NoError(t, cmd.ParseFlags([]string{"--autonomy", "Semi", "--budget-time", "8h", "--budget-spend", "2.5"}))
+	require.NoError(t, a.setup(cmd))
+	require.Equal(t, horizon.AutonomySemi, a.cfg.Run.Autonomy)
+	require.Equal(t, 8*time.Hour, a.cfg.Run.BudgetTime)
+	require.Equal(t, 2.5, a.cfg.Run.BudgetSpend)
+
+	a = &app{repoDir: t.TempDir()}
+	cmd = a.startCmd()
+	require.NoError(t, cmd.ParseFlags([]string{"--autonomy", "yolo"}))
+	err := a.setup(cmd)
+	require.ErrorContains(t, err, "--autonomy")
+	require.ErrorContains(t, err, "full")
+	require.Equal(t, ExitUsage, exitCode(err))
 }

@@ -26,8 +26,9 @@ run anything) to plan the goal into milestones of atomic features, each with
 acceptance criteria, the paths it may touch and its kind (mechanical,
 bounded, open), plus the goal's ambiguity and the assumptions made. A plan
 that does not validate goes back to the lead with every problem named, up
-to three times. The plan is printed (--json: the whole plan); executing a
-plan feature by feature is not wired into ` + "`horizon start`" + ` yet.`,
+to three times. The plan is printed (--json: the whole plan) and nothing is
+run: ` + "`horizon start`" + ` plans the same way and then runs the plan feature by
+feature.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if strings.TrimSpace(strings.Join(args, " ")) == "" {
 				return usagef("plan needs a goal: horizon plan \"<what to achieve>\"")

@@ -27,6 +27,9 @@ var flagKeys = map[string]string{
 	"max-attempts": "run.max_attempts",
 	"allow-dirty":  "run.allow_dirty",
 	"log-level":    "log.level",
+	"autonomy":     "run.autonomy",
+	"budget-time":  "run.budget_time",
+	"budget-spend": "run.budget_spend",
 }
 
 // app is what every command shares: resolved config, logger, output.
@@ -59,10 +62,12 @@ func (a *app) rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "horizon",
 		Short: "Unattended, crash-proof supervisor for AI coding agents",
-		Long: `horizon turns a goal into a durable run: a worker agent changes a lane (a git
-worktree), the repository's gate script judges the change, an independent
-read-only auditor reviews it, and only then is it committed onto the run's
-branch horizon/<run>. Your own branch and work tree are never touched.
+		Long: `horizon turns a goal into a durable run: a read-only lead plans it into
+milestones of atomic features; for each feature a worker agent changes a lane
+(a git worktree), the repository's gate script judges the change, an
+independent read-only auditor reviews it, and only then is it committed onto
+the run's branch horizon/<run>. Your own branch and work tree are never
+touched.
 
 Every step is a Temporal workflow or activity on an engine embedded in the
 horizon daemon, so a run survives crashes, sleep and reboots: after one,
@@ -73,6 +78,7 @@ Start here:
   horizon doctor                       check git, opencode, the gate, the engine, models
   horizon start --model P/M "<goal>"   run a goal in the current repository
   horizon status                       what the latest run is doing (--json for scripts)
+  horizon approve RUN                  let a run waiting at a checkpoint go on (--autonomy semi|supervised)
 
 Settings come from ~/.config/horizon/config.yaml, <repo>/.horizon/config.yaml,
 HORIZON_* variables (temporal.port is HORIZON_TEMPORAL_PORT) and flags, in
@@ -91,7 +97,7 @@ Exit codes: 0 accepted/ok, 1 run ended otherwise, 2 bad usage or input,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
 		a.startCmd(), a.statusCmd(), a.listCmd(), a.cancelCmd(), a.resumeCmd(), a.uiCmd(),
-		a.doctorCmd(), a.versionCmd(), a.serverCmd(), a.workerCmd(), a.stopCmd(), a.demoCmd(), a.gateCmd(), a.modelsCmd(), a.setCeilingCmd(), a.pauseCmd(), a.planCmd(), a.unblockCmd(), a.fakeModelCmd(), a.historyCmd(),
+		a.doctorCmd(), a.versionCmd(), a.serverCmd(), a.workerCmd(), a.stopCmd(), a.demoCmd(), a.gateCmd(), a.modelsCmd(), a.setCeilingCmd(), a.pauseCmd(), a.planCmd(), a.unblockCmd(), a.approveCmd(), a.fakeModelCmd(), a.historyCmd(),
 	)
 	return root
 }

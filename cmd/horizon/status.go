@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -21,14 +22,25 @@ func (a *app) statusCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "status [RUN] [--json]",
-		Short: "Show a run's state: phase, attempts, gate and audit verdicts, cost",
+		Short: "Show a run's state: its plan, phase, attempts, gate and audit verdicts, cost",
 		Long: `Show a run's state (the latest run when RUN is omitted).
 
+A planned run is shown as its plan: goal, status and phase, the checkpoint it
+waits at with the ` + "`horizon approve`" + ` command, the budget (time left, spend),
+then each milestone with its features: status, attempts, tier of the last
+attempt, last gate receipt and its verdict, cost. A blocked feature shows its
+blocker's type and evidence and the ` + "`horizon unblock`" + ` command; a decomposed
+feature shows its parts under it. A one-feature run (--single) is shown as
+its attempts.
+
 --json prints the whole state; scripts can rely on run_id, status (running,
-completed, failed, blocked or cancelled), branch, attempts (each with its
-gate verdict, audit verdict, outcome, tokens and cost), usage and reason.`,
+completed, failed, blocked or cancelled), phase, branch, reason, usage,
+attempts (one-feature runs: each with its gate verdict, audit verdict,
+outcome, tokens and cost) and, for planned runs, plan (milestones, features
+with their attempts and receipt IDs), waiting and budget.`,
 		Example: `  horizon status
-  horizon status run-20261130-021500-ab12cd --json | jq .status`,
+  horizon status run-20261130-021500-ab12cd --json | jq .status
+  horizon status run-20261130-021500-ab12cd --json | jq '.plan.milestones[].features[] | {id, status}'`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -61,6 +73,13 @@ gate verdict, audit verdict, outcome, tokens and cost), usage and reason.`,
 }
 
 func printState(w io.Writer, s *horizon.RunState, live bool) {
+	if s.Plan != nil {
+		fmt.Fprint(w, s.PlanTreeAt(time.Now()))
+		if s.Status == horizon.StatusRunning && !live {
+			fmt.Fprintln(w, "\n(no worker is answering: `horizon resume` brings the daemon back)")
+		}
+		return
+	}
 	fmt.Fprintf(w, "run      %s\nstatus   %s", s.RunID, s.Status)
 	if s.Status == horizon.StatusRunning {
 		fmt.Fprintf(w, " · %s", s.Phase)
@@ -141,7 +160,8 @@ func (a *app) listCmd() *cobra.Command {
 		Use:   "list [--status S] [--here] [--json]",
 		Short: "List runs, newest first",
 		Long: `List the engine's runs, newest first, with status (running, completed,
-failed, blocked, cancelled), attempts, cost and goal. --json prints an array
+failed, blocked, cancelled), attempts (over all features of a planned run),
+cost and goal. --json prints an array
 of {run_id, status, goal, repo, branch, attempts, cost, started_at}.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -211,5 +231,5 @@ func fillListed(ctx context.Context, c client.Client, r *listedRun) {
 		}
 		return
 	}
-	r.Status, r.Attempts, r.Cost = s.Status, len(s.Attempts), s.Usage.Cost
+	r.Status, r.Attempts, r.Cost = s.Status, s.TotalAttempts(), s.Usage.Cost
 }

@@ -121,6 +121,11 @@ func newWorld(t *testing.T, script *fakemodel.Script) *world {
 		"HORIZON_AGENT_HEARTBEAT_TIMEOUT=20s",
 		"HORIZON_LOG_LEVEL=debug",
 		"GIT_CONFIG_NOSYSTEM=1",
+		// The scripted worlds are one-feature runs unless a test says
+		// otherwise: a test that wants a planned run appends
+		// HORIZON_RUN_PLANNED=true to w.env (os/exec keeps the last value
+		// of a repeated variable, so the later entry wins).
+		"HORIZON_RUN_PLANNED=false",
 	)
 	t.Cleanup(func() {
 		// Stop the daemon the test started, even when the test failed.
