@@ -18,7 +18,11 @@ const maxEvidence = 6000
 // does not touch the lane: a reader's diagnosis or gathered context.
 func WorkerBrief(goal string, n, max int, prev *Attempt, guidance string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Task (attempt %d of %d)\n\n%s\n\n", n, max, strings.TrimSpace(goal))
+	if max > 0 {
+		fmt.Fprintf(&b, "# Task (attempt %d of %d)\n\n%s\n\n", n, max, strings.TrimSpace(goal))
+	} else { // a planned feature: attempts are not capped
+		fmt.Fprintf(&b, "# Task (attempt %d)\n\n%s\n\n", n, strings.TrimSpace(goal))
+	}
 	b.WriteString("You work in a git worktree made for this task; change only what the task needs and keep unrelated behaviour intact.\n")
 	b.WriteString("Your work is checked by the repository's gate (its verification script) and then by an independent read-only auditor; only they decide whether it is done.\n")
 	if prev != nil {
