@@ -73,3 +73,9 @@ func TestBudgetExceeded(t *testing.T) {
 		})
 	}
 }
+
+func TestWorkerBriefOfUncappedFeature(t *testing.T) {
+	got := WorkerBrief(FeatureTask("goal", Feature{ID: "f1", Title: "t"}), 4, 0, nil, "")
+	require.Contains(t, got, "# Task (attempt 4)\n")
+	require.NotContains(t, got, " of 0")
+}
