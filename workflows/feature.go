@@ -98,7 +98,7 @@ func FeatureWorkflow(ctx workflow.Context, in FeatureInput) (*FeatureResult, err
 		RunID: in.RunID, Goal: in.Goal, Repo: in.Repo, BaseCommit: in.BaseCommit, Branch: horizon.IntegrationBranch(in.RunID),
 		Feature: f.ID, Model: in.Setup.Models["worker"], Models: in.Setup.Models, Status: horizon.StatusRunning, Phase: horizon.PhaseLane,
 		Baseline: in.Baseline, Ceiling: in.Control.Ceiling, DayCeiling: in.Control.DayCeiling, Paused: in.Control.Paused,
-		Attempts: slices.Clone(f.Attempts), StartedAt: workflow.Now(ctx), UpdatedAt: workflow.Now(ctx),
+		Attempts: slices.Clone(f.Attempts), Budget: in.Budget, StartedAt: workflow.Now(ctx), UpdatedAt: workflow.Now(ctx),
 	}
 	if r.state.Attempts == nil {
 		r.state.Attempts = []horizon.Attempt{}

@@ -571,7 +571,9 @@ func (r *run) holdIfPaused(ctx workflow.Context) error {
 	st.Phase = horizon.PhasePaused
 	st.Reason = fmt.Sprintf("paused by `horizon pause`; `horizon resume %s` lets it go on", st.RunID)
 	r.publish(ctx)
-	if err := workflow.Await(ctx, func() bool { return !st.Paused }); err != nil {
+	// A planned run's budget deadline ends a pause too (single runs have
+	// no budget: this is a plain Await for them).
+	if err := r.awaitOrDeadline(ctx, func() bool { return !st.Paused }); err != nil {
 		return err
 	}
 	st.Phase, st.Reason = phase, ""
@@ -592,7 +594,7 @@ func (r *run) underCeiling(ctx workflow.Context) error {
 	st.Phase = horizon.PhasePaused
 	st.Reason = fmt.Sprintf("spend ceiling $%.4f reached ($%.4f spent); raise it with `horizon set-ceiling %s USD`", st.Ceiling, r.spent(), st.RunID)
 	r.publish(ctx)
-	if err := workflow.Await(ctx, func() bool { return !over() }); err != nil {
+	if err := r.awaitOrDeadline(ctx, func() bool { return !over() }); err != nil {
 		return err
 	}
 	st.Phase, st.Reason = phase, ""
