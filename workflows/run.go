@@ -707,7 +707,8 @@ func rootMessage(err error) string {
 // title and task, or a single-feature run's goal.
 func (r *run) commitMessage() string {
 	if r.title != "" {
-		return commitMessage(r.title + "\n\n" + r.taskText())
+		subject, _, _ := strings.Cut(commitMessage(r.title), "\n")
+		return subject + "\n\n" + r.taskText()
 	}
 	return commitMessage(r.in.Goal)
 }

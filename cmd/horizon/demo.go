@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/demo"
 	"github.com/horizon/horizon/internal/fakemodel"
 )
@@ -22,12 +23,15 @@ func (a *app) demoCmd() *cobra.Command {
 		Use:   "demo [--dir DIR]",
 		Short: "Run the whole loop on a sample repo against a scripted model (no API key)",
 		Long: `Create a small repository whose gate is red (add.sh subtracts), start a
-scripted stand-in model on loopback, and run horizon on it for real: the
-daemon and its embedded engine, OpenCode sessions, the gate, the auditor and
-the commit onto horizon/<run>. The scripted auditor rejects the first attempt
-once, so you see a corrective attempt too. The demo is a one-feature run
-(like ` + "`horizon start --single`" + `): no lead plans it. Takes about a minute; watch it in
-the Web UI while it runs.
+scripted stand-in model on loopback, and run horizon on it for real, as a
+planned run like ` + "`horizon start`" + `: the daemon and its embedded engine, the
+read-only lead's plan (f1 fixes add.sh, f2 tests negative numbers), then for
+each feature an OpenCode worker session in its own lane, the gate, the
+auditor and one commit onto horizon/<run>, and last the integration gate and
+the handoff. The scripted auditor rejects f2's first attempt once, so you see
+its finding carried to a corrective attempt too. The demo runs with full
+autonomy (it never waits for ` + "`horizon approve`" + `). Takes under a minute; watch it
+in the Web UI while it runs.
 
 The demo needs opencode (npm opencode-ai) like any run; ` + "`horizon doctor`" + ` checks.`,
 		Args: cobra.NoArgs,
@@ -62,13 +66,15 @@ func (a *app) runDemo(ctx context.Context, dir string, keep bool) error {
 
 	a.repoDir = dir
 	a.cfg.Models.Default = demo.Model
-	p, err := a.prepare(ctx, "Make the gate pass: add.sh must print the sum of its two arguments.")
+	p, err := a.prepare(ctx, demo.Goal)
 	if err != nil {
 		return err
 	}
-	// The scripted model answers a worker and an auditor, not a lead: the
-	// demo is a one-feature run (start --single) whatever run.planned says.
-	p.input.Planned = false
+	// The script answers the lead of a planned run whatever run.planned
+	// says, and no checkpoint may wait for an approval: the scripted model
+	// lives only as long as this process.
+	p.input.Planned = true
+	p.input.Autonomy = horizon.AutonomyFull
 	c, err := a.dial(ctx, true)
 	if err != nil {
 		return err
@@ -90,9 +96,11 @@ func (a *app) runDemo(ctx context.Context, dir string, keep bool) error {
 	if err != nil {
 		return err
 	}
-	log := exec.CommandContext(ctx, "git", "-C", dir, "log", "--stat", "--format=%n%h %s%n%n%b", "main.."+"horizon/"+p.input.RunID)
+	// The features' commits in the order they landed, each with its diff
+	// (the commit messages repeat the plan shown above).
+	log := exec.CommandContext(ctx, "git", "-C", dir, "log", "--reverse", "-p", "--format=%n%h %s", "main.."+"horizon/"+p.input.RunID)
 	log.Stdout, log.Stderr = a.out, a.errOut
-	fmt.Fprintf(a.out, "\nwhat landed on horizon/%s (your main branch is untouched):\n", p.input.RunID)
+	fmt.Fprintf(a.out, "\nwhat landed on horizon/%s, one commit per feature (your main branch is untouched):\n", p.input.RunID)
 	_ = log.Run()
 	if keep {
 		fmt.Fprintf(a.errOut, "scripted model still running at %s; Ctrl-C to stop\n", model.URL())

@@ -1,7 +1,13 @@
 // Package demo makes the sample repository and the scripted model of
 // `horizon demo`: a shell project whose gate is red because add.sh
-// subtracts, and a script in which the worker fixes it, the auditor asks for
-// a test of negative numbers, the worker adds it and the auditor accepts.
+// subtracts, and a script for a planned run of Goal. The lead plans two
+// features (f1 fixes the operator, f2 tests negative numbers); f1's worker
+// fixes add.sh and its auditor accepts; f2's worker adds a case of two
+// negative numbers, its auditor rejects it for lacking one of opposite
+// signs, the next brief carries that finding, the worker adds the case and
+// the auditor accepts. The same script answers a one-feature run (start
+// --single) of the goal: the worker fixes add.sh, the auditor asks for a
+// test of negative numbers, the worker adds it and the auditor accepts.
 // The integration tests use the same fixture.
 package demo
 
@@ -19,6 +25,10 @@ import (
 
 //go:embed all:sample script.json
 var files embed.FS
+
+// Goal is the goal `horizon demo` gives its run: the script's lead plans
+// it into the two features above.
+const Goal = "Make add.sh print the sum of its two arguments, negative numbers included, with tests that show it."
 
 // Model is the model id the demo runs with.
 const Model = fakemodel.ProviderID + "/" + fakemodel.DefaultModel
