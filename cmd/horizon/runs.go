@@ -144,20 +144,32 @@ func listRuns(ctx context.Context, c client.Client, namespace, extra string, lim
 	}
 	var out []listedRun
 	var token []byte
+	// A run that continued as new has one execution per history; newest
+	// first, the first one seen is its current state, and the run started
+	// when its oldest history did.
+	seen := map[string]int{}
 	for {
 		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: namespace, Query: q, NextPageToken: token, PageSize: 100})
 		if err != nil {
 			return nil, fmt.Errorf("list runs: %w", err)
 		}
 		for _, ex := range resp.GetExecutions() {
-			s := stateFromInfo(ex.GetExecution().GetWorkflowId(), ex.GetMemo())
+			id := ex.GetExecution().GetWorkflowId()
+			if i, ok := seen[id]; ok {
+				if t := ex.GetStartTime().AsTime(); t.Before(out[i].StartedAt) {
+					out[i].StartedAt = t
+				}
+				continue
+			}
+			seen[id] = len(out)
+			s := stateFromInfo(id, ex.GetMemo())
 			out = append(out, listedRun{
 				RunID: s.RunID, Goal: s.Goal, Repo: s.Repo, Branch: s.Branch,
 				Engine: ex.GetStatus(), StartedAt: ex.GetStartTime().AsTime(),
 			})
-			if limit > 0 && len(out) >= limit {
-				return out, nil
-			}
+		}
+		if limit > 0 && len(out) >= limit {
+			return out[:limit], nil
 		}
 		token = resp.GetNextPageToken()
 		if len(token) == 0 {
