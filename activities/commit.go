@@ -18,6 +18,7 @@ var excluded = []string{":(exclude).opencode", ":(exclude).horizon/runs"}
 // integration branch exactly once: the commit carries a Horizon-Feature
 // trailer, and a retry that finds it on the branch does nothing more.
 func (a *Activities) CommitFeature(ctx context.Context, in CommitInput) (CommitOutput, error) {
+	defer keepAlive(ctx)()
 	branch := horizon.IntegrationBranch(in.RunID)
 	trailer := fmt.Sprintf("Horizon-Feature: %s/%s", in.RunID, in.Feature)
 	out := CommitOutput{Branch: branch}

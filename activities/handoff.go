@@ -21,6 +21,7 @@ type HandoffOutput struct {
 // decisions.jsonl; a planned run reports its plan and its final
 // integration gate, a single-feature run its goal as one feature.
 func (a *Activities) WriteHandoff(ctx context.Context, st horizon.RunState) (HandoffOutput, error) {
+	defer keepAlive(ctx)()
 	dir := a.runDir(st.RunID)
 	recs, err := gate.ReadReceipts(filepath.Join(dir, "receipts.jsonl"))
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 // Preflight checks, before anything is paid for, that the run can work: the
 // base commit exists, a gate can be found in it, and OpenCode knows the model.
 func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (PreflightOutput, error) {
+	defer keepAlive(ctx)()
 	if !gitOK(ctx, in.Repo, "cat-file", "-e", in.BaseCommit+"^{commit}") {
 		return PreflightOutput{}, badInput("base commit %s is not in %s", in.BaseCommit, in.Repo)
 	}
@@ -157,6 +158,7 @@ func GateInCommit(ctx context.Context, repoDir, commit string) (string, error) {
 // user's branch and work tree are never touched: worktrees share the object
 // store only.
 func (a *Activities) PrepareLane(ctx context.Context, in LaneInput) (Lane, error) {
+	defer keepAlive(ctx)()
 	lane := Lane{
 		Path:   filepath.Join(a.lanesDir(), in.RunID, in.Feature),
 		Branch: horizon.LaneBranch(in.RunID, in.Feature),
@@ -258,6 +260,7 @@ func (a *Activities) integrationDir(runID string) string {
 // worktree CommitFeature replays in and resets it, so the leftovers of a
 // failed cherry-pick or an earlier gate run never reach the gate.
 func (a *Activities) PrepareIntegration(ctx context.Context, in IntegrationInput) (Lane, error) {
+	defer keepAlive(ctx)()
 	branch := horizon.IntegrationBranch(in.RunID)
 	ref := "refs/heads/" + branch
 	if !gitOK(ctx, in.Repo, "rev-parse", "--verify", "--quiet", ref) {

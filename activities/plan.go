@@ -20,6 +20,7 @@ import (
 // already in the file is not appended again, so a retried activity (or a
 // workflow that passes every decision each time) writes each once.
 func (a *Activities) SavePlan(ctx context.Context, in PlanArtifacts) (PlanArtifactsOutput, error) {
+	defer keepAlive(ctx)()
 	if in.RunID == "" {
 		return PlanArtifactsOutput{}, badInput("save plan: no run ID")
 	}

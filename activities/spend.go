@@ -65,6 +65,7 @@ func (a *Activities) recordSpend(run, key string, cost float64) error {
 // DaySpend is what all runs of this home spent today (UTC), for the
 // per-day ceiling.
 func (a *Activities) DaySpend(ctx context.Context) (float64, error) {
+	defer keepAlive(ctx)()
 	f, err := os.Open(a.spendFile(time.Now()))
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil

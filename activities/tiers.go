@@ -103,6 +103,7 @@ type CodemodOutput struct {
 // with the real ast-grep, in place. A broken rule is reported and skipped;
 // the others still run.
 func (a *Activities) Codemod(ctx context.Context, in CodemodInput) (CodemodOutput, error) {
+	defer keepAlive(ctx)()
 	bin, err := tools.Find(tools.AstGrep, a.AstGrepBin, "agent.ast_grep_bin")
 	if err != nil {
 		return CodemodOutput{}, badInput("%v", err)

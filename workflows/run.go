@@ -120,9 +120,17 @@ func gateOptions(l Limits, summary string) workflow.ActivityOptions {
 	}
 }
 
+// gitHeartbeat is the heartbeat timeout of the activities under
+// gitOptions: they heartbeat while they run (activities.keepAlive), so a
+// daemon that dies during one (a lane commit, plan.json) has it retried
+// after this, not after the whole start-to-close timeout. Replay does not
+// compare activity options, so runs in flight are unaffected.
+const gitHeartbeat = 30 * time.Second
+
 func gitOptions(summary string) workflow.ActivityOptions {
 	return workflow.ActivityOptions{
 		StartToCloseTimeout: 5 * time.Minute,
+		HeartbeatTimeout:    gitHeartbeat,
 		Summary:             summary,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:        time.Second,
