@@ -189,6 +189,9 @@ func FeatureWorkflow(ctx workflow.Context, in FeatureInput) (*FeatureResult, err
 		if attempted {
 			r.progress(ctx)
 		}
+		if r.blocked == nil && !done {
+			r.blocked = protocolLimit(r.state.Attempts)
+		}
 		switch {
 		case r.blocked != nil:
 			res.Blocker = r.blocked
@@ -304,4 +307,33 @@ func intervalOr(n int) int {
 		return horizon.DefaultRecoveryEscalationInterval
 	}
 	return n
+}
+
+// maxProtocolErrors is how many attempts in a row may end without a valid
+// report before the feature is blocked: a model that cannot follow the
+// report protocol will not start to by being asked again, and every ask
+// costs a session.
+const maxProtocolErrors = 5
+
+// protocolLimit blocks the feature (platform_limit, with the errors as
+// evidence) once its last maxProtocolErrors attempts were protocol errors.
+func protocolLimit(as []horizon.Attempt) *horizon.Blocker {
+	var last []string
+	for i := len(as) - 1; i >= 0 && len(last) < maxProtocolErrors; i-- {
+		if as[i].Action != "" {
+			continue
+		}
+		if as[i].Outcome != horizon.OutcomeProtocolError {
+			return nil
+		}
+		last = append(last, fmt.Sprintf("attempt %d (%s): %s", as[i].N, as[i].Model, as[i].ProtocolError))
+	}
+	if len(last) < maxProtocolErrors {
+		return nil
+	}
+	b, err := horizon.NewBlocker(horizon.BlockerPlatformLimit, fmt.Sprintf("the last %d attempts ended without a valid horizon-report block: %s", maxProtocolErrors, strings.Join(last, "; ")))
+	if err != nil {
+		return nil
+	}
+	return &b
 }

@@ -109,6 +109,9 @@ func (w *world) env() *testsuite.TestWorkflowEnvironment {
 		}
 		w.briefs[in.Feature] = append(w.briefs[in.Feature], in.Prompt)
 		rep := next(w.reports, in.Feature, &horizon.Report{Status: "satisfied", Summary: "done"})
+		if rep.Status == "" {
+			return activities.SessionOutput{SessionID: "ses_w_" + in.Feature, ProtocolError: "protocol_error: no ```horizon-report block in the final message", Usage: use}, nil
+		}
 		return activities.SessionOutput{SessionID: "ses_w_" + in.Feature, Report: rep, Usage: use}, nil
 	})
 	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.CommitInput) (activities.CommitOutput, error) {
@@ -419,4 +422,27 @@ func TestPlanIntegrationGateAddsRepairFeature(t *testing.T) {
 	require.Equal(t, horizon.ReasonIntegration, s2.ReasonKind)
 	require.Equal(t, 3, w2.integration)
 	require.Equal(t, []horizon.Status{horizon.StatusFailed}, w2.handoffs)
+}
+
+// A model that never ends with a report block is not asked for ever: after
+// maxProtocolErrors such attempts in a row the feature is blocked
+// (platform_limit, the errors as evidence) and independent work goes on.
+func TestPlanProtocolErrorsBlockTheFeature(t *testing.T) {
+	w := newWorld(t, block(ms("core", ft("f1"), ft("f2"))))
+	noBlock := &horizon.Report{} // the worker's final message had no report block
+	for range maxProtocolErrors + 1 {
+		w.reports["f1"] = append(w.reports["f1"], noBlock)
+	}
+	e := w.env()
+	var waiting horizon.RunState
+	e.RegisterDelayedCallback(func() { waiting = query(t, e); e.CancelWorkflow() }, time.Hour)
+	e.ExecuteWorkflow(RunWorkflow, plannedInput())
+	require.True(t, e.IsWorkflowCompleted())
+	require.Len(t, w.briefs["f1"], maxProtocolErrors)
+	require.Equal(t, horizon.StatusBlocked, waiting.Status)
+	f1, _ := waiting.Plan.Feature("f1")
+	require.Equal(t, horizon.FeatureBlocked, f1.Status)
+	require.Equal(t, horizon.BlockerPlatformLimit, f1.Blocker.Type)
+	require.Contains(t, f1.Blocker.Evidence, "without a valid horizon-report block")
+	require.Equal(t, horizon.FeatureAccepted, statuses(waiting.Plan)["f2"])
 }
