@@ -264,14 +264,22 @@ func (r *run) progress(ctx workflow.Context) {
 	workflow.SignalExternalWorkflow(ctx, parent.ID, "", SignalProgress, Progress{Feature: r.fid(), Attempt: *c})
 }
 
-// decide records a decision for the run to number and write.
+// decide records a decision of the feature for the run to number and write.
 func (r *run) decide(ctx workflow.Context, res *FeatureResult, what, why string, evidence ...string) {
-	d, err := horizon.NewDecision(workflow.Now(ctx), r.fid(), what, why, evidence...)
+	if d, ok := newDecision(ctx, r.fid(), what, why, evidence...); ok {
+		res.Decisions = append(res.Decisions, d)
+	}
+}
+
+// newDecision builds a decision at workflow time; one that does not
+// validate (no what or why) is logged and dropped, never fatal.
+func newDecision(ctx workflow.Context, feature, what, why string, evidence ...string) (horizon.Decision, bool) {
+	d, err := horizon.NewDecision(workflow.Now(ctx), feature, what, why, evidence...)
 	if err != nil {
 		workflow.GetLogger(ctx).Warn("decision not recorded", "Error", err)
-		return
+		return d, false
 	}
-	res.Decisions = append(res.Decisions, d)
+	return d, true
 }
 
 // featureSoFar is the feature with the attempts made so far.

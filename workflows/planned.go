@@ -485,12 +485,9 @@ func (r *run) forward(ctx workflow.Context) {
 
 // decideRun records a decision of the run itself.
 func (r *run) decideRun(ctx workflow.Context, feature, what, why string, evidence ...string) {
-	d, err := horizon.NewDecision(workflow.Now(ctx), feature, what, why, evidence...)
-	if err != nil {
-		workflow.GetLogger(ctx).Warn("decision not recorded", "Error", err)
-		return
+	if d, ok := newDecision(ctx, feature, what, why, evidence...); ok {
+		r.record(d)
 	}
-	r.record(d)
 }
 
 // record numbers a decision and queues it for decisions.jsonl.
