@@ -54,7 +54,10 @@ const (
 	// CheckpointPlan: the plan is made, before any feature runs. Only a
 	// HIGH-ambiguity plan is a reason to wait.
 	CheckpointPlan CheckpointKind = "plan"
-	// CheckpointMilestone: a milestone is finished, before the next starts.
+	// CheckpointMilestone: before a milestone other than the first starts.
+	// That is normally once the one before is finished; when what is left
+	// of it is blocked, independent features of the next may start early,
+	// and this checkpoint is where a person agrees to that.
 	CheckpointMilestone CheckpointKind = "milestone"
 	// CheckpointFeature: a feature is about to get its first attempt.
 	CheckpointFeature CheckpointKind = "feature"

@@ -111,13 +111,18 @@ func toolsRepo(t *testing.T) (dir, head string) {
 }
 
 // toolsLeadPlan is the lead's horizon-plan block for toolsGoal.
-func toolsLeadPlan(t *testing.T) string {
+func toolsLeadPlan(t *testing.T) string { return toolsLeadPlanWith(t, nil) }
+
+// toolsLeadPlanWith is toolsLeadPlan with dependencies between the
+// features (feature ID → the IDs it depends on).
+func toolsLeadPlanWith(t *testing.T, deps map[string][]string) string {
 	type feature struct {
 		ID         string   `json:"id"`
 		Title      string   `json:"title"`
 		Acceptance []string `json:"acceptance"`
 		Paths      []string `json:"paths"`
 		Kind       string   `json:"kind"`
+		DependsOn  []string `json:"depends_on,omitempty"`
 	}
 	type milestone struct {
 		Title    string    `json:"title"`
@@ -135,6 +140,7 @@ func toolsLeadPlan(t *testing.T) string {
 				ID: tl.id, Title: tl.title, Kind: "bounded",
 				Acceptance: []string{fmt.Sprintf("lib/%s.sh works as its comment says", tl.name), fmt.Sprintf("tests/test_%s.sh checks it and the gate runs it", tl.name)},
 				Paths:      []string{"lib/" + tl.name + ".sh", "tests/test_" + tl.name + ".sh"},
+				DependsOn:  deps[tl.id],
 			})
 		}
 		plan.Milestones = append(plan.Milestones, ms)
