@@ -13,4 +13,7 @@ var (
 	// ErrInvalidEntry: a queue entry is missing what it needs (a goal, a
 	// plan for a plan entry) or has a value out of range.
 	ErrInvalidEntry = errors.New("invalid queue entry")
+	// ErrItemStage: a roadmap item's record cannot change that way (it
+	// would be decomposed or run a second time, or the stage is unknown).
+	ErrItemStage = errors.New("roadmap item stage does not allow this")
 )
