@@ -183,3 +183,10 @@ func TestReportGolden(t *testing.T) {
 	require.NoError(t, json.Unmarshal(js, &back))
 	require.Equal(t, r.Markdown(), back.Markdown(), "the JSON file holds everything the Markdown shows")
 }
+
+func TestRoadmapRefMarkdown(t *testing.T) {
+	rm := mustRoadmap(t, "- [ ] One {#one}\n")
+	ref := RoadmapRef{File: rm.File, Items: RoadmapStatus(rm, nil, Queue{})}
+	require.Equal(t, "`r.md`:\n\n| line | item | state | run | detail |\n|---|---|---|---|---|\n| 1 | `one` One | unplanned | – | – |\n", ref.Markdown())
+	require.Equal(t, "`r.md` has no items.\n", RoadmapRef{File: "r.md"}.Markdown())
+}

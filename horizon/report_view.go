@@ -130,6 +130,15 @@ func writeReportStalled(b *strings.Builder, ss []Stall) {
 	}
 }
 
+// Markdown renders the roadmap's items as a table (or the error the
+// supervisor waits on), as the daily report shows it; `horizon roadmap`
+// may print it as is.
+func (r RoadmapRef) Markdown() string {
+	var b strings.Builder
+	writeReportRoadmap(&b, &r)
+	return strings.TrimPrefix(b.String(), "\n### Roadmap\n\n")
+}
+
 func writeReportRoadmap(b *strings.Builder, rm *RoadmapRef) {
 	if rm == nil {
 		return

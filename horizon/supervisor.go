@@ -274,3 +274,27 @@ func joinDetail(a, b string) string {
 	}
 	return a + "; " + b
 }
+
+// StageForRun is the stage a roadmap item's record takes from its run's
+// state, with the reason in words: done when the run completed; blocked
+// when it ended otherwise (a run is not retried: a person decides);
+// stalled while it runs without progress (DetectStalls with
+// stallAttempts); running otherwise. A running run with a blocked feature
+// or at a checkpoint stays running: the daily report lists what it waits
+// for.
+func StageForRun(s RunState, stallAttempts int) (ItemStage, string) {
+	switch s.Status {
+	case StatusCompleted:
+		return StageDone, ""
+	case StatusBlocked, StatusFailed, StatusCancelled:
+		why := oneLine(s.Reason)
+		if why == "" {
+			why = string(s.ReasonKind)
+		}
+		return StageBlocked, joinDetail(fmt.Sprintf("run %s ended %s", s.RunID, s.Status), why)
+	}
+	if st := DetectStalls(s, stallAttempts); len(st) > 0 {
+		return StageStalled, st[0].Detail
+	}
+	return StageRunning, ""
+}

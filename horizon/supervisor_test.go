@@ -189,3 +189,28 @@ func TestRoadmapStatus(t *testing.T) {
 	}, RoadmapStatus(rm, rs, q))
 	require.Equal(t, []ItemStatus{}, RoadmapStatus(Roadmap{}, nil, Queue{}))
 }
+
+func TestStageForRun(t *testing.T) {
+	tests := []struct {
+		name   string
+		s      RunState
+		stage  ItemStage
+		reason string
+	}{
+		{"completed", RunState{RunID: "r", Status: StatusCompleted}, StageDone, ""},
+		{"ended blocked", RunState{RunID: "r", Status: StatusBlocked, Reason: "every feature left is blocked"}, StageBlocked, "run r ended blocked; every feature left is blocked"},
+		{"failed on budget", RunState{RunID: "r", Status: StatusFailed, ReasonKind: ReasonBudget}, StageBlocked, "run r ended failed; budget"},
+		{"cancelled", RunState{RunID: "r", Status: StatusCancelled}, StageBlocked, "run r ended cancelled"},
+		{"running", RunState{RunID: "r", Status: StatusRunning}, StageRunning, ""},
+		{"stalled", RunState{RunID: "r", Status: StatusRunning, Attempts: []Attempt{
+			failing(1, 0, "a", "x.T"), failing(2, 10, "b", "x.T"), failing(3, 20, "c", "x.T"),
+		}}, StageStalled, "the last 3 attempts failed the gate with the same 1 failing test: x.T"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stage, reason := StageForRun(tt.s, 6)
+			require.Equal(t, tt.stage, stage)
+			require.Equal(t, tt.reason, reason)
+		})
+	}
+}
