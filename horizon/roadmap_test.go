@@ -134,6 +134,11 @@ func TestParseRoadmapNotErrors(t *testing.T) {
 	rm, err := ParseRoadmap("r.md", "**bold** intro\n---\n* * *\n-not a list\n- [ ] a\n1.5 is a number\n")
 	require.NoError(t, err)
 	require.Len(t, rm.Items, 1)
+
+	// Tabs may separate the marker, the checkbox and the goal.
+	rm, err = ParseRoadmap("r.md", "-\t[ ]\tTabbed  goal\t{#tab}\n")
+	require.NoError(t, err)
+	require.Equal(t, []RoadmapItem{{ID: "tab", Pinned: true, Title: "Tabbed goal", Line: 1}}, rm.Items)
 }
 
 func TestParseRoadmapDuplicates(t *testing.T) {
