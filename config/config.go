@@ -30,6 +30,43 @@ type Config struct {
 	Worker   Worker   `mapstructure:"worker"`
 	Spend    Spend    `mapstructure:"spend"`
 	Reader   Reader   `mapstructure:"reader"`
+
+	Supervisor Supervisor `mapstructure:"supervisor"`
+}
+
+// Supervisor configures unattended operation of a repository (`horizon
+// supervisor start`): its goal queue, the roadmap it decomposes, the two
+// Schedules that drive it and how the daily pass judges progress.
+type Supervisor struct {
+	// Roadmap is the roadmap file, relative to the repository root, read
+	// from the tip of the base branch (never from the working tree, never
+	// written by horizon).
+	Roadmap string `mapstructure:"roadmap"`
+	// MaxActiveRuns is how many of the queue's runs may go at once per
+	// repository.
+	MaxActiveRuns int `mapstructure:"max_active_runs"`
+	// DecomposeCron is when the nightly decomposition plans roadmap items
+	// ahead of the queue (five-field cron, UTC).
+	DecomposeCron string `mapstructure:"decompose_cron"`
+	// DailyCron is when the daily pass writes its report (five-field cron,
+	// UTC).
+	DailyCron string `mapstructure:"daily_cron"`
+	// DecomposeAhead is how many decomposed but not yet started roadmap
+	// plans the supervisor keeps ready.
+	DecomposeAhead int `mapstructure:"decompose_ahead"`
+	// StallAttempts is how many attempts since the last accepted feature
+	// make the daily pass flag a feature or run as stalled.
+	StallAttempts int `mapstructure:"stall_attempts"`
+	// CatchupWindow is how late a Schedule's missed action (the machine
+	// slept or was off at its time) still runs when the engine is back;
+	// older misses are skipped. The default, 24h, means one missed nightly
+	// decomposition or daily pass is made up the next time horizon runs
+	// within a day, and never more than one (overlapping actions are
+	// skipped).
+	CatchupWindow time.Duration `mapstructure:"catchup_window"`
+	// Autonomy is the level of the runs the supervisor starts, unless a
+	// queue entry sets its own; empty means run.autonomy.
+	Autonomy horizon.Autonomy `mapstructure:"autonomy"`
 }
 
 // Reader is the T2 reader: an OpenAI-compatible model asked for a

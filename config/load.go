@@ -25,6 +25,13 @@ const EnvPrefix = "HORIZON"
 // RepoFile is the repository's config file, relative to the repo root.
 const RepoFile = ".horizon/config.yaml"
 
+// DefaultRoadmap is supervisor.roadmap's default, relative to the repo root.
+const DefaultRoadmap = ".horizon/roadmap.md"
+
+// MinCatchupWindow is the shortest supervisor.catchup_window: Temporal
+// Schedules refuse a shorter one.
+const MinCatchupWindow = 10 * time.Second
+
 // Options says where Load looks.
 type Options struct {
 	// Repo is the repository whose .horizon/config.yaml applies ("" for none).
@@ -80,6 +87,14 @@ func defaults() map[string]any {
 		"reader.model":                     "",
 		"reader.api_key":                   "",
 		"agent.ast_grep_bin":               "",
+		"supervisor.roadmap":               DefaultRoadmap,
+		"supervisor.max_active_runs":       1,
+		"supervisor.decompose_cron":        "0 2 * * *",
+		"supervisor.daily_cron":            "0 7 * * *",
+		"supervisor.decompose_ahead":       2,
+		"supervisor.stall_attempts":        6,
+		"supervisor.catchup_window":        "24h",
+		"supervisor.autonomy":              "",
 	}
 }
 
@@ -298,6 +313,15 @@ func (c *Config) finish() error {
 	if c.Run.Autonomy == "" {
 		c.Run.Autonomy = horizon.DefaultAutonomy
 	}
+	c.Supervisor.Autonomy = horizon.Autonomy(strings.ToLower(strings.TrimSpace(string(c.Supervisor.Autonomy))))
+	if c.Supervisor.Autonomy == "" {
+		c.Supervisor.Autonomy = c.Run.Autonomy
+	}
+	c.Supervisor.DecomposeCron = strings.Join(strings.Fields(c.Supervisor.DecomposeCron), " ")
+	c.Supervisor.DailyCron = strings.Join(strings.Fields(c.Supervisor.DailyCron), " ")
+	if r, err := cleanRoadmapPath(c.Supervisor.Roadmap); err == nil {
+		c.Supervisor.Roadmap = r
+	}
 	return nil
 }
 
@@ -380,6 +404,7 @@ func (c *Config) validate(src *sources) error {
 	if c.Run.FeaturesPerHistory < 0 {
 		bad("run.features_per_history", "%d: must be 0 (let Temporal decide) or a positive number of features", c.Run.FeaturesPerHistory)
 	}
+	c.validateSupervisor(bad)
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
 	default:
