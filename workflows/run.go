@@ -62,6 +62,15 @@ type RunInput struct {
 	FeaturesPerHistory int
 	// Carry is the state carried across continue-as-new.
 	Carry *Carry
+
+	// Plan, when set, is the run's plan, made ahead by the lead (a
+	// supervisor's decomposition of a roadmap item): the run skips its own
+	// planning. PlanApproved says a person approved it already.
+	Plan         *horizon.Plan
+	PlanApproved bool
+	// Supervisor is the workflow ID of the supervisor that started the
+	// run: the run tells it of each status change (SignalRunStatus).
+	Supervisor string
 }
 
 // Limits bound the run's activities.

@@ -34,6 +34,29 @@ const (
 	SignalControl = "control"
 	// DefaultFeature is the single feature of a run until plans arrive.
 	DefaultFeature = "f1"
+	// SupervisorWorkflowName is the workflow type of one repository's
+	// supervisor (`horizon supervisor start`).
+	SupervisorWorkflowName = "SupervisorWorkflow"
+	// UpdateQueueAdd queues a person's goal (horizon.QueueEntry); it
+	// returns the entry as stored.
+	UpdateQueueAdd = "queue-add"
+	// UpdateQueueRemove drops a queue entry by ID.
+	UpdateQueueRemove = "queue-rm"
+	// UpdateQueueMove moves a queue entry (QueueMove).
+	UpdateQueueMove = "queue-move"
+	// UpdateStop ends a supervisor; its runs go on.
+	UpdateStop = "stop"
+	// SignalRunStatus carries a supervised run's status change to its
+	// supervisor (RunStatusSignal).
+	SignalRunStatus = "run-status"
+	// SignalDecompose asks a supervisor to decompose roadmap items ahead
+	// (the nightly schedule).
+	SignalDecompose = "decompose"
+	// DecomposeWorkflowName is the nightly schedule's workflow: it asks a
+	// supervisor to decompose ahead.
+	DecomposeWorkflowName = "DecomposeWorkflow"
+	// DailyPassWorkflowName is the daily schedule's workflow: the report.
+	DailyPassWorkflowName = "DailyPassWorkflow"
 	// MemoGoal and MemoRepo are set on every run for `horizon list`.
 	MemoGoal = "goal"
 	MemoRepo = "repo"

@@ -1,0 +1,625 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/horizon/horizon/activities"
+	"github.com/horizon/horizon/horizon"
+)
+
+// SupervisorInput starts (or continues) the supervisor of one repository.
+type SupervisorInput struct {
+	ID   string
+	Repo string
+	// Base is the person's branch the roadmap is read from and
+	// horizon/roadmap is kept up to.
+	Base    string
+	Roadmap string
+	// Autonomy applies to decomposed plans (semi and supervised wait for
+	// `horizon approve` before a plan runs) and to their runs.
+	Autonomy       horizon.Autonomy
+	MaxActiveRuns  int
+	DecomposeAhead int
+	// Poll is how often an idle supervisor reads the roadmap again, and
+	// how often a merge conflict is retried (default 10 minutes).
+	Poll time.Duration
+	// Run is the template of every run: models, limits, ceilings, queues,
+	// budgets. RunID, Goal, Repo, BaseRef, BaseCommit and Plan are set
+	// per run.
+	Run RunInput
+	// LoopsPerHistory, when positive, continues the supervisor as new
+	// after that many turns of its loop (besides when Temporal suggests
+	// it), so tests cross the boundary.
+	LoopsPerHistory int
+	// Carry is the state carried across continue-as-new; Decompose the
+	// decompositions asked for and not yet done.
+	Carry     *horizon.SupervisorState
+	Decompose int
+}
+
+// RunStatusSignal is what a supervised run tells its supervisor when its
+// status changes (SignalRunStatus).
+type RunStatusSignal struct {
+	RunID  string
+	Status horizon.Status
+	Reason string
+}
+
+// QueueMove is the argument of UpdateQueueMove.
+type QueueMove struct {
+	ID  string
+	Top bool
+}
+
+const (
+	defaultSupervisorPoll = 10 * time.Minute
+	// supervisorLoops bounds one history's turns of the loop when
+	// Temporal does not suggest continuing as new first.
+	supervisorLoops = 500
+)
+
+// supervisor is one repository's SupervisorWorkflow: it runs the queue one
+// planned run at a time (MaxActiveRuns), decomposes the next roadmap item
+// when the queue drains (and DecomposeAhead items when the nightly
+// schedule asks), and lands each completed run's commits on
+// horizon/roadmap, so the next run builds on them.
+type supervisor struct {
+	in SupervisorInput
+	st horizon.SupervisorState
+	// changed counts handler calls and signals: the loop waits for it to move.
+	changed int
+	// statuses are run status changes not yet handled by the loop.
+	statuses []RunStatusSignal
+	stopping bool
+	loops    int
+}
+
+// SupervisorWorkflow supervises one repository until `horizon supervisor
+// stop`, continuing as new so it can live for months.
+func SupervisorWorkflow(ctx workflow.Context, in SupervisorInput) (*horizon.SupervisorState, error) {
+	s, err := newSupervisor(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return s.run(ctx)
+}
+
+func newSupervisor(ctx workflow.Context, in SupervisorInput) (*supervisor, error) {
+	if in.MaxActiveRuns <= 0 {
+		in.MaxActiveRuns = 1
+	}
+	if in.DecomposeAhead <= 0 {
+		in.DecomposeAhead = 1
+	}
+	if in.Poll <= 0 {
+		in.Poll = defaultSupervisorPoll
+	}
+	s := &supervisor{in: in}
+	if in.Carry != nil {
+		s.st = *in.Carry
+		s.st.Histories++
+	} else {
+		s.st = horizon.SupervisorState{
+			ID: in.ID, Repo: in.Repo, Base: in.Base, Roadmap: in.Roadmap, Autonomy: in.Autonomy,
+			Status: horizon.SupervisorRunning, Runs: []horizon.SupervisedRun{}, Histories: 1, StartedAt: workflow.Now(ctx),
+		}
+	}
+	if err := s.register(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// register installs the supervisor's query, updates and signals.
+func (s *supervisor) register(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandler(ctx, QueryStatus, s.status); err != nil {
+		return fmt.Errorf("register status query: %w", err)
+	}
+	updates := []struct {
+		name     string
+		handler  any
+		validate any
+	}{
+		{UpdateQueueAdd, s.queueAdd, s.queueAddCheck},
+		{UpdateQueueRemove, s.queueRemove, s.queueEntryCheck},
+		{UpdateQueueMove, s.queueMove, s.queueMoveCheck},
+		{UpdateApprove, s.approve, s.approveCheck},
+		{UpdatePause, s.pause, nil},
+		{UpdateResume, s.resume, nil},
+		{UpdateStop, s.stop, nil},
+	}
+	for _, u := range updates {
+		if err := workflow.SetUpdateHandlerWithOptions(ctx, u.name, u.handler, workflow.UpdateHandlerOptions{Validator: u.validate}); err != nil {
+			return fmt.Errorf("register %s update: %w", u.name, err)
+		}
+	}
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		ch := workflow.GetSignalChannel(ctx, SignalRunStatus)
+		for {
+			var sig RunStatusSignal
+			ch.Receive(ctx, &sig)
+			s.statuses = append(s.statuses, sig)
+			s.changed++
+		}
+	})
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		ch := workflow.GetSignalChannel(ctx, SignalDecompose)
+		for {
+			var n int
+			ch.Receive(ctx, &n)
+			s.in.Decompose = max(s.in.Decompose, n, 1)
+			s.changed++
+		}
+	})
+	return nil
+}
+
+func (s *supervisor) status() (*horizon.SupervisorState, error) { return &s.st, nil }
+
+// run is the supervisor's loop: handle what the runs said, then start
+// queued work, decompose the roadmap when the queue drains, or wait.
+func (s *supervisor) run(ctx workflow.Context) (*horizon.SupervisorState, error) {
+	if err := s.sync(ctx); err != nil {
+		return nil, err
+	}
+	for {
+		s.loops++
+		if err := s.handleStatuses(ctx); err != nil {
+			return nil, err
+		}
+		switch {
+		case s.stopping:
+			s.st.Status = horizon.SupervisorStopped
+			s.publish(ctx)
+			return &s.st, nil
+		case s.st.Status == horizon.SupervisorPaused:
+			s.wait(ctx, "paused; `horizon supervisor resume` lets it go on", 0)
+			continue
+		case s.continueSuggested(ctx):
+			return nil, s.continueAsNew(ctx)
+		}
+		if s.st.ActiveRuns() < s.in.MaxActiveRuns {
+			if e, ok := s.st.Runnable(); ok {
+				if err := s.startRun(ctx, e); err != nil {
+					return nil, err
+				}
+				continue
+			}
+		}
+		if ahead := s.decomposeWanted(); ahead > 0 {
+			s.in.Decompose = 0
+			n, err := s.decomposeAhead(ctx, ahead)
+			if err != nil {
+				return nil, err
+			}
+			if n > 0 {
+				continue
+			}
+		}
+		s.wait(ctx, s.idleReason(), s.in.Poll)
+	}
+}
+
+// decomposeWanted is how many items to have decomposed now: the nightly
+// schedule's DecomposeAhead, or one when the queue has drained and a slot
+// is free.
+func (s *supervisor) decomposeWanted() int {
+	switch {
+	case s.in.Decompose > 0:
+		return s.in.DecomposeAhead
+	case s.st.Queue.Len() == 0 && s.st.ActiveRuns() < s.in.MaxActiveRuns:
+		return 1
+	}
+	return 0
+}
+
+// idleReason says what an idle supervisor waits for.
+func (s *supervisor) idleReason() string {
+	switch {
+	case s.st.RoadmapError != "":
+		return "the roadmap has an error: " + s.st.RoadmapError
+	case len(s.st.AwaitingApproval()) > 0:
+		var ids []string
+		for _, e := range s.st.AwaitingApproval() {
+			ids = append(ids, e.ID)
+		}
+		return fmt.Sprintf("plans wait for approval: %s (`horizon approve --repo %s ID`)", strings.Join(ids, ", "), s.st.Repo)
+	case s.st.ActiveRuns() > 0:
+		return "a run is in progress"
+	}
+	return "the queue is empty and every roadmap item is taken up; add work with `horizon queue add` or the roadmap"
+}
+
+// wait publishes why the supervisor waits and sleeps until a handler or
+// signal changes something, or poll passes (0: no timer).
+func (s *supervisor) wait(ctx workflow.Context, why string, poll time.Duration) {
+	seen := s.changed
+	s.st.Waiting, s.st.WaitingSince = why, workflow.Now(ctx)
+	s.publish(ctx)
+	cond := func() bool { return s.changed != seen }
+	if poll > 0 {
+		_, _ = workflow.AwaitWithTimeout(ctx, poll, cond)
+	} else {
+		_ = workflow.Await(ctx, cond)
+	}
+	s.st.Waiting, s.st.WaitingSince = "", time.Time{}
+}
+
+// continueSuggested: time for a fresh history. Never with an update in
+// flight; supervised runs are separate workflows, so they do not hold it.
+func (s *supervisor) continueSuggested(ctx workflow.Context) bool {
+	limit := s.in.LoopsPerHistory
+	if limit <= 0 {
+		limit = supervisorLoops
+	}
+	return workflow.GetInfo(ctx).GetContinueAsNewSuggested() || s.loops >= limit
+}
+
+func (s *supervisor) continueAsNew(ctx workflow.Context) error {
+	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	// Signals delivered but not yet read would be lost with this history.
+	for _, name := range []string{SignalRunStatus, SignalDecompose} {
+		ch := workflow.GetSignalChannel(ctx, name)
+		for {
+			if name == SignalRunStatus {
+				var sig RunStatusSignal
+				if !ch.ReceiveAsync(&sig) {
+					break
+				}
+				s.statuses = append(s.statuses, sig)
+				continue
+			}
+			var n int
+			if !ch.ReceiveAsync(&n) {
+				break
+			}
+			s.in.Decompose = max(s.in.Decompose, n, 1)
+		}
+	}
+	if err := s.handleStatuses(ctx); err != nil {
+		return err
+	}
+	next := s.in
+	st := s.st
+	next.Carry = &st
+	return workflow.NewContinueAsNewError(ctx, SupervisorWorkflowName, next)
+}
+
+// publish shows the state in the Temporal UI.
+func (s *supervisor) publish(ctx workflow.Context) {
+	s.st.UpdatedAt = workflow.Now(ctx)
+	workflow.SetCurrentDetails(ctx, s.st.Markdown())
+}
+
+// activity runs one activity with options.
+func (s *supervisor) activity(ctx workflow.Context, opts workflow.ActivityOptions, fn, in, out any) error {
+	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), fn, in).Get(ctx, out)
+}
+
+// sync brings horizon/roadmap up to the base branch (made from it the
+// first time): a fast-forward, or a merge that passes the gate. A conflict
+// or a red gate waits for a person, retried every Poll.
+func (s *supervisor) sync(ctx workflow.Context) error {
+	for {
+		var out activities.SyncOutput
+		in := activities.RoadmapInput{Repo: s.st.Repo, Base: s.st.Base, Path: s.st.Roadmap}
+		if err := s.activity(ctx, gitOptions("sync horizon/roadmap with "+s.st.Base), a.SyncRoadmap, in, &out); err != nil {
+			return err
+		}
+		problem := ""
+		switch out.Action {
+		case activities.SyncConflict:
+			problem = fmt.Sprintf("%s does not merge into %s (conflict in %s); merge it by hand: git switch %s && git merge %s",
+				s.st.Base, activities.RoadmapBranch, strings.Join(out.Conflict, ", "), activities.RoadmapBranch, s.st.Base)
+		case activities.SyncMerge:
+			var g horizon.GateRun
+			if err := s.activity(ctx, gateOptions(Limits{}.withDefaults(), "gate · merge of "+s.st.Base), a.RunGate, activities.GateInput{
+				RunID: s.st.ID, Feature: "merge", Attempt: s.st.Histories, Repo: s.st.Repo, Lane: out.MergeDir, BaseCommit: out.MergeCommit,
+				Timeout: s.in.Run.Limits.withDefaults().GateTimeout,
+			}, &g); err != nil {
+				return err
+			}
+			if !g.Passed() {
+				problem = fmt.Sprintf("the merge of %s into %s fails the gate (receipt %s: %s); merge it by hand", s.st.Base, activities.RoadmapBranch, g.ReceiptID, g.Verdict)
+				break
+			}
+			if err := s.activity(ctx, gitOptions("land the merge on horizon/roadmap"), a.AdvanceRoadmap, activities.AdvanceInput{
+				Repo: s.st.Repo, From: out.Tip, To: out.MergeCommit,
+			}, &out.Tip); err != nil {
+				return err
+			}
+		}
+		if problem == "" {
+			s.st.Tip = out.Tip
+			return nil
+		}
+		s.wait(ctx, "blocked: "+problem, s.in.Poll)
+		if s.stopping {
+			return nil
+		}
+	}
+}
+
+// startRun starts a queued entry as a planned run from horizon/roadmap's
+// tip. The run is a child that outlives the supervisor (abandoned on
+// close): stopping the supervisor never stops a run.
+func (s *supervisor) startRun(ctx workflow.Context, e horizon.QueueEntry) error {
+	if err := s.sync(ctx); err != nil || s.stopping {
+		return err
+	}
+	if _, err := s.st.Queue.Remove(e.ID); err != nil {
+		return nil // removed by a person meanwhile
+	}
+	now := workflow.Now(ctx)
+	runID := supervisedRunID(s.st.ID, e.ID, now)
+	s.st.Approved = slices.DeleteFunc(s.st.Approved, func(id string) bool { return id == e.ID })
+	in := s.in.Run
+	in.RunID, in.Goal, in.Repo, in.BaseRef, in.BaseCommit = runID, e.Goal, s.st.Repo, activities.RoadmapBranch, s.st.Tip
+	in.Planned, in.Plan, in.Supervisor, in.Carry = true, e.Plan, s.st.ID, nil
+	in.Autonomy = s.st.Autonomy
+	if e.Autonomy != "" {
+		in.Autonomy = e.Autonomy
+	}
+	// Approved here or under full autonomy: the run does not ask again.
+	in.PlanApproved = e.Kind == horizon.EntryPlan
+	if e.BudgetTime > 0 {
+		in.BudgetTime = e.BudgetTime
+	}
+	if e.BudgetSpend > 0 {
+		in.BudgetSpend = e.BudgetSpend
+	}
+	opts := workflow.ChildWorkflowOptions{
+		WorkflowID:        runID,
+		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
+		StaticSummary:     fmt.Sprintf("%s · %s", e.ID, e.Goal),
+		Memo:              map[string]any{MemoGoal: e.Goal, MemoRepo: s.st.Repo},
+	}
+	if in.SearchAttributes {
+		opts.TypedSearchAttributes = temporal.NewSearchAttributes(SearchRepo.ValueSet(s.st.Repo), SearchStatus.ValueSet(string(horizon.StatusRunning)))
+	}
+	child := workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, opts), RunWorkflowName, in)
+	var started workflow.Execution
+	if err := child.GetChildWorkflowExecution().Get(ctx, &started); err != nil {
+		return fmt.Errorf("start run %s of %s: %w", runID, e.ID, err)
+	}
+	s.st.AddRun(horizon.SupervisedRun{RunID: runID, Entry: e.ID, Item: e.Item, Goal: e.Goal, From: s.st.Tip, Status: horizon.StatusRunning, StartedAt: now})
+	if e.Item != "" {
+		s.recordItem(ctx, horizon.ItemRecord{Item: e.Item, Stage: horizon.StageRunning, RunID: runID})
+	}
+	s.publish(ctx)
+	return nil
+}
+
+// supervisedRunID names a run the supervisor starts: the time, a short
+// mark of the supervisor (runs of two repositories never collide) and the
+// queue entry.
+func supervisedRunID(supervisor, entry string, now time.Time) string {
+	mark := strings.TrimPrefix(supervisor, "supervisor-")
+	if len(mark) > 4 {
+		mark = mark[:4]
+	}
+	return fmt.Sprintf("run-%s-%s%s", now.UTC().Format("20060102-150405"), mark, entry)
+}
+
+// handleStatuses applies what supervised runs said: a completed run's
+// commits land on horizon/roadmap; a blocked or ended run frees its slot
+// and shows on its roadmap item.
+func (s *supervisor) handleStatuses(ctx workflow.Context) error {
+	for len(s.statuses) > 0 {
+		sig := s.statuses[0]
+		s.statuses = s.statuses[1:]
+		r, ok := s.st.Run(sig.RunID)
+		if !ok || r.Status == sig.Status || r.Status == horizon.StatusCompleted {
+			continue
+		}
+		r.Status, r.Reason = sig.Status, sig.Reason
+		stage := horizon.StageRunning
+		switch sig.Status {
+		case horizon.StatusCompleted:
+			if err := s.land(ctx, r); err != nil {
+				return err
+			}
+			stage = horizon.StageDone
+		case horizon.StatusBlocked, horizon.StatusFailed, horizon.StatusCancelled:
+			stage = horizon.StageBlocked
+			r.EndedAt = workflow.Now(ctx)
+		}
+		if r.Item != "" {
+			s.recordItem(ctx, horizon.ItemRecord{Item: r.Item, Stage: stage, RunID: r.RunID, Reason: sig.Reason})
+		}
+		s.publish(ctx)
+	}
+	return nil
+}
+
+// land fast-forwards horizon/roadmap to the run's integration branch.
+// When horizon/roadmap moved meanwhile (a merge of the base, another run)
+// the run's branch is merged like the base is.
+func (s *supervisor) land(ctx workflow.Context, r *horizon.SupervisedRun) error {
+	var tip string
+	err := s.activity(ctx, gitOptions("land "+r.RunID+" on horizon/roadmap"), a.AdvanceRoadmap, activities.AdvanceInput{
+		Repo: s.st.Repo, From: r.From, Run: r.RunID,
+	}, &tip)
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeBadInput {
+		r.Reason = "its commits did not land on horizon/roadmap: " + appErr.Message()
+		r.EndedAt = workflow.Now(ctx)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s.st.Tip, r.Landed, r.EndedAt = tip, tip, workflow.Now(ctx)
+	return nil
+}
+
+// decomposeAhead has the lead decompose the next open roadmap items into
+// plans and queues them; it returns how many it took up.
+func (s *supervisor) decomposeAhead(ctx workflow.Context, ahead int) (int, error) {
+	var text activities.RoadmapText
+	if err := s.activity(ctx, gitOptions("read the roadmap"), a.ReadRoadmap, activities.RoadmapInput{
+		Repo: s.st.Repo, Base: s.st.Base, Path: s.st.Roadmap,
+	}, &text); err != nil {
+		return 0, err
+	}
+	if !text.Found {
+		s.st.RoadmapError = ""
+		return 0, nil
+	}
+	rm, err := horizon.ParseRoadmap(s.st.Roadmap, text.Text)
+	if err != nil {
+		s.st.RoadmapError = err.Error()
+		return 0, nil
+	}
+	s.st.RoadmapError = ""
+	items := horizon.NextToDecompose(rm, s.st.Items, s.st.Queue, ahead)
+	for _, it := range items {
+		if err := s.decompose(ctx, it); err != nil {
+			return 0, err
+		}
+	}
+	return len(items), nil
+}
+
+// decompose has the lead plan one roadmap item (PlanWorkflow as a child)
+// and queues the plan. The item is recorded as decomposing first, so it is
+// never decomposed twice.
+func (s *supervisor) decompose(ctx workflow.Context, it horizon.RoadmapItem) error {
+	s.recordItem(ctx, horizon.ItemRecord{Item: it.ID, Title: it.Title, Stage: horizon.StageDecomposing})
+	s.publish(ctx)
+	planID := fmt.Sprintf("%s.plan.%s", s.st.ID, it.ID)
+	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		WorkflowID: planID, StaticSummary: "decompose · " + it.Title, WaitForCancellation: true,
+	})
+	var res PlanResult
+	err := workflow.ExecuteChildWorkflow(cctx, PlanWorkflowName, PlanInput{
+		RunID: planID, Goal: it.Goal(), Repo: s.st.Repo, BaseCommit: s.st.Tip,
+		Model: s.in.Run.Model, ModelsFile: s.in.Run.ModelsFile, Limits: s.in.Run.Limits,
+	}).Get(ctx, &res)
+	s.st.Decompositions++
+	if err != nil {
+		s.recordItem(ctx, horizon.ItemRecord{Item: it.ID, Stage: horizon.StageBlocked, Reason: "decomposition failed: " + rootMessage(err)})
+		return nil
+	}
+	plan := res.Plan
+	e, err := s.st.Queue.Add(horizon.QueueEntry{Kind: horizon.EntryPlan, Goal: it.Title, Plan: &plan, Item: it.ID, AddedAt: workflow.Now(ctx)})
+	if err != nil {
+		s.recordItem(ctx, horizon.ItemRecord{Item: it.ID, Stage: horizon.StageBlocked, Reason: "its plan was not queued: " + err.Error()})
+		return nil
+	}
+	s.recordItem(ctx, horizon.ItemRecord{Item: it.ID, Stage: horizon.StageQueued, Entry: e.ID})
+	return nil
+}
+
+// recordItem stores an item's record; a move the rules refuse is logged
+// and ignored (the record stays as it was).
+func (s *supervisor) recordItem(ctx workflow.Context, r horizon.ItemRecord) {
+	r.At = workflow.Now(ctx)
+	items, err := s.st.Items.Record(r)
+	if err != nil {
+		workflow.GetLogger(ctx).Warn("roadmap item record refused", "Item", r.Item, "Error", err)
+		return
+	}
+	s.st.Items = items
+}
+
+// Update handlers and their validators.
+
+func (s *supervisor) queueAddCheck(e horizon.QueueEntry) error {
+	q := horizon.Queue{Entries: slices.Clone(s.st.Queue.Entries), Seq: s.st.Queue.Seq}
+	e.Kind = horizon.EntryGoal
+	_, err := q.Add(e)
+	return err
+}
+
+func (s *supervisor) queueAdd(ctx workflow.Context, e horizon.QueueEntry) (horizon.QueueEntry, error) {
+	e.Kind, e.Plan, e.AddedAt = horizon.EntryGoal, nil, workflow.Now(ctx)
+	added, err := s.st.Queue.Add(e)
+	if err != nil {
+		return horizon.QueueEntry{}, err
+	}
+	s.changed++
+	s.publish(ctx)
+	return added, nil
+}
+
+func (s *supervisor) queueEntryCheck(id string) error {
+	if _, ok := s.st.Queue.Get(id); !ok {
+		return fmt.Errorf("no queue entry %q in %s's queue: `horizon queue list --repo %s` shows them", id, s.st.Repo, s.st.Repo)
+	}
+	return nil
+}
+
+func (s *supervisor) queueRemove(ctx workflow.Context, id string) (*horizon.SupervisorState, error) {
+	if _, err := s.st.Queue.Remove(id); err != nil {
+		return nil, err
+	}
+	s.changed++
+	s.publish(ctx)
+	return &s.st, nil
+}
+
+func (s *supervisor) queueMoveCheck(m QueueMove) error {
+	if !m.Top {
+		return errors.New("queue move: say where (--top)")
+	}
+	return s.queueEntryCheck(m.ID)
+}
+
+func (s *supervisor) queueMove(ctx workflow.Context, m QueueMove) (*horizon.SupervisorState, error) {
+	if err := s.st.Queue.MoveTop(m.ID); err != nil {
+		return nil, err
+	}
+	s.changed++
+	s.publish(ctx)
+	return &s.st, nil
+}
+
+func (s *supervisor) approveCheck(ap Approve) error {
+	e, ok := s.st.Queue.Get(ap.Subject)
+	if !ok {
+		return fmt.Errorf("no queued plan %q in %s's queue", ap.Subject, s.st.Repo)
+	}
+	if !s.st.NeedsApproval(e) {
+		return fmt.Errorf("%s does not wait for approval (autonomy %s)", e.ID, s.st.Autonomy)
+	}
+	return nil
+}
+
+func (s *supervisor) approve(ctx workflow.Context, ap Approve) (*horizon.SupervisorState, error) {
+	e, _ := s.st.Queue.Get(ap.Subject)
+	s.st.Approved = append(s.st.Approved, e.ID)
+	s.changed++
+	s.publish(ctx)
+	return &s.st, nil
+}
+
+func (s *supervisor) pause(ctx workflow.Context) (*horizon.SupervisorState, error) {
+	s.st.Status = horizon.SupervisorPaused
+	s.changed++
+	s.publish(ctx)
+	return &s.st, nil
+}
+
+func (s *supervisor) resume(ctx workflow.Context) (*horizon.SupervisorState, error) {
+	if s.st.Status == horizon.SupervisorPaused {
+		s.st.Status = horizon.SupervisorRunning
+	}
+	s.changed++
+	s.publish(ctx)
+	return &s.st, nil
+}
+
+func (s *supervisor) stop(ctx workflow.Context) (*horizon.SupervisorState, error) {
+	s.stopping = true
+	s.changed++
+	return &s.st, nil
+}
