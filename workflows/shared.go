@@ -29,9 +29,14 @@ const (
 	// FeatureWorkflowName is the workflow type of one feature of a planned
 	// run: a child of its RunWorkflow.
 	FeatureWorkflowName = "FeatureWorkflow"
+	// PlanWorkflowName is the workflow type of `horizon plan`.
+	PlanWorkflowName = "PlanWorkflow"
 	// SignalControl carries a run's pause and ceilings to its running
 	// feature (Control).
 	SignalControl = "control"
+	// SignalProgress is the signal a feature sends its run after each
+	// attempt (Progress), so the run's status shows attempts as they happen.
+	SignalProgress = "feature-progress"
 	// DefaultFeature is the single feature of a run until plans arrive.
 	DefaultFeature = "f1"
 	// MemoGoal and MemoRepo are set on every run for `horizon list`.
