@@ -123,7 +123,7 @@ func newFeatureRun(ctx workflow.Context, in FeatureInput) (*featureRun, error) {
 		s: s, runID: in.RunID, goal: in.Goal, repo: in.Repo, baseCommit: in.BaseCommit,
 		job:   job{id: id, task: horizon.FeatureTask(in.Goal, feat), title: feat.Title, kind: string(feat.Kind), paths: feat.Paths},
 		setup: in.Setup, limits: in.Limits.withDefaults(), paidQueue: in.PaidQueue, throttleAt: in.ThrottleAt,
-		prior: in.Prior, onBlocker: f.hold,
+		prior: in.Prior, onBlocker: f.handOver,
 	}
 	if err := workflow.SetQueryHandler(ctx, QueryStatus, f.status); err != nil {
 		return nil, fmt.Errorf("register status query: %w", err)
@@ -240,10 +240,10 @@ func (f *featureRun) rotate(ctx workflow.Context, count int) horizon.Strategy {
 	return strategy
 }
 
-// hold is the loop's onBlocker: a planned run's feature hands a typed
+// handOver is the loop's onBlocker: a planned run's feature hands a typed
 // blocker to its run, which goes on with the features that do not depend
 // on it.
-func (f *featureRun) hold(_ workflow.Context, b horizon.Blocker) (bool, error) {
+func (f *featureRun) handOver(_ workflow.Context, b horizon.Blocker) (bool, error) {
 	f.blocked = &b
 	return true, nil
 }

@@ -78,27 +78,26 @@ func (p *plannedRun) run(ctx workflow.Context) (*horizon.RunState, error) {
 		if why, over := st.Budget.Exceeded(workflow.Now(ctx), st.Usage.Cost); over {
 			return p.stopBudget(ctx, why)
 		}
-		if waited, err := p.people.approvePlan(ctx); err != nil || waited {
-			if err != nil {
-				return p.s.fail(ctx, err)
-			}
+		waited, err := p.people.approvePlan(ctx)
+		if err != nil {
+			return p.s.fail(ctx, err)
+		}
+		if waited {
 			continue
 		}
 		mi, fi, ok := st.Plan.Next()
-		if ok && (workflow.GetInfo(ctx).GetContinueAsNewSuggested() || (p.in.FeaturesPerHistory > 0 && p.inHistory >= p.in.FeaturesPerHistory)) {
+		if !ok {
+			if end, res, err := p.idle(ctx); end {
+				return res, err
+			}
+			continue
+		}
+		if workflow.GetInfo(ctx).GetContinueAsNewSuggested() || (p.in.FeaturesPerHistory > 0 && p.inHistory >= p.in.FeaturesPerHistory) {
 			// Only with a feature to go on with: the end of the run is
 			// written by the history that ends it.
 			return nil, p.continueAsNew(ctx)
 		}
-		var end bool
-		var res *horizon.RunState
-		var err error
-		if ok {
-			end, res, err = p.feature(ctx, mi, fi)
-		} else {
-			end, res, err = p.idle(ctx)
-		}
-		if end {
+		if end, res, err := p.feature(ctx, mi, fi); end {
 			return res, err
 		}
 	}
@@ -121,11 +120,12 @@ func (p *plannedRun) resume(ctx workflow.Context, c *Carry) {
 func (p *plannedRun) feature(ctx workflow.Context, mi, fi int) (end bool, res *horizon.RunState, err error) {
 	m := p.s.state.Plan.Milestones[mi]
 	f := m.Features[fi]
-	if waited, err := p.people.approveWork(ctx, mi, m, f); err != nil || waited {
-		if err != nil {
-			res, err = p.s.fail(ctx, err)
-			return true, res, err
-		}
+	waited, err := p.people.approveWork(ctx, mi, m, f)
+	if err != nil {
+		res, err = p.s.fail(ctx, err)
+		return true, res, err
+	}
+	if waited {
 		return false, nil, nil
 	}
 	out, err := p.runFeature(ctx, m.ID, f)

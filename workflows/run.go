@@ -39,8 +39,9 @@ type RunInput struct {
 	PaidQueue string
 
 	// Planned makes the lead plan the goal into milestones and features,
-	// each run by a FeatureWorkflow child; otherwise the goal is one
-	// feature (the verified-change loop runs here, up to MaxAttempts).
+	// each run by a FeatureWorkflow child (plannedRun); otherwise the goal
+	// is one feature, through the verified-change loop up to MaxAttempts
+	// (singleRun).
 	Planned bool
 	// Autonomy says where a planned run waits for `horizon approve`.
 	Autonomy horizon.Autonomy
