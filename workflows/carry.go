@@ -38,3 +38,20 @@ type Setup struct {
 	Lead     string
 	LeadPaid bool
 }
+
+// queue is the task queue for a role's sessions: the paid queue for
+// metered models, the run's own otherwise ("" means the workflow's queue).
+func (s Setup) queue(role, paidQueue string) string {
+	if s.Paid[role] && paidQueue != "" {
+		return paidQueue
+	}
+	return ""
+}
+
+// leadQueue is the task queue of the lead's sessions.
+func (s Setup) leadQueue(paidQueue string) string {
+	if s.LeadPaid {
+		return paidQueue
+	}
+	return ""
+}

@@ -65,11 +65,7 @@ type FeatureResult struct {
 	Planning  horizon.Usage      // the lead's decomposition sessions
 }
 
-// SignalProgress is the signal a feature sends its run after each attempt
-// (Progress), so the run's status shows attempts as they happen.
-const SignalProgress = "feature-progress"
-
-// Progress is one finished attempt of a running feature.
+// Progress is one finished attempt of a running feature (SignalProgress).
 type Progress struct {
 	Feature string
 	Attempt horizon.Attempt
@@ -83,216 +79,247 @@ type Progress struct {
 // accepted, on a typed blocker, with a decomposition for the run to apply,
 // or when the run's budget is spent.
 func FeatureWorkflow(ctx workflow.Context, in FeatureInput) (*FeatureResult, error) {
-	f := in.Feature
-	r := &run{
-		in: RunInput{
-			RunID: in.RunID, Goal: in.Goal, Repo: in.Repo, BaseCommit: in.BaseCommit, Kind: string(f.Kind),
-			ThrottleAt: in.ThrottleAt, PaidQueue: in.PaidQueue, Limits: in.Limits,
-		},
-		limits: in.Limits.withDefaults(), dayCeiling: in.Control.DayCeiling, indexed: horizon.StatusRunning,
-		feature: f.ID, task: horizon.FeatureTask(in.Goal, f), title: f.Title, paths: f.Paths, prior: in.Prior, child: true,
-		models: in.Setup.Models, paid: in.Setup.Paid, tiers: in.Setup.Tiers, localContext: in.Setup.LocalContext,
-		unblockNote: in.Note, featureIn: f, setup: &in.Setup,
-	}
-	r.state = horizon.RunState{
-		RunID: in.RunID, Goal: in.Goal, Repo: in.Repo, BaseCommit: in.BaseCommit, Branch: horizon.IntegrationBranch(in.RunID),
-		Feature: f.ID, Model: in.Setup.Models["worker"], Models: in.Setup.Models, Status: horizon.StatusRunning, Phase: horizon.PhaseLane,
-		Baseline: in.Baseline, Ceiling: in.Control.Ceiling, DayCeiling: in.Control.DayCeiling, Paused: in.Control.Paused,
-		Attempts: slices.Clone(f.Attempts), Budget: in.Budget, StartedAt: workflow.Now(ctx), UpdatedAt: workflow.Now(ctx),
-	}
-	if r.state.Attempts == nil {
-		r.state.Attempts = []horizon.Attempt{}
-	}
-	r.state.Recount()
-	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (*horizon.RunState, error) { return &r.state, nil }); err != nil {
-		return nil, fmt.Errorf("register status query: %w", err)
-	}
-	control := workflow.GetSignalChannel(ctx, SignalControl)
-	workflow.Go(ctx, func(ctx workflow.Context) {
-		for {
-			var c Control
-			if !control.Receive(ctx, &c) {
-				return
-			}
-			r.state.Paused, r.state.Ceiling, r.dayCeiling, r.state.DayCeiling = c.Paused, c.Ceiling, c.DayCeiling, c.DayCeiling
-		}
-	})
-
-	res := &FeatureResult{}
-	var lane activities.Lane
-	if err := r.exec(ctx, gitOptions("lane "+f.ID), a.PrepareLane, activities.LaneInput{
-		RunID: in.RunID, Feature: f.ID, Repo: in.Repo, BaseCommit: in.BaseCommit, FromIntegration: true,
-	}, &lane); err != nil {
+	f, err := newFeatureRun(ctx, in)
+	if err != nil {
 		return nil, err
 	}
-	if lane.Base != "" {
-		r.in.BaseCommit, r.state.BaseCommit = lane.Base, lane.Base
-	}
-	r.state.Lane, r.state.LaneBranch = lane.Path, lane.Branch
+	return f.run(ctx)
+}
 
-	decomposeTried := false
+// featureRun is one FeatureWorkflow: a loop, the recovery rotation around
+// it, and the result it hands its run.
+type featureRun struct {
+	s    *runStatus
+	in   FeatureInput
+	loop *loop
+	res  FeatureResult
+	// note is a person's unblock note, for the next attempt.
+	note string
+	// blocked is the typed blocker that ends the feature.
+	blocked        *horizon.Blocker
+	decomposeTried bool
+}
+
+// newFeatureRun builds the feature's state and loop from its input, and
+// registers the status query and the run's control signal.
+func newFeatureRun(ctx workflow.Context, in FeatureInput) (*featureRun, error) {
+	feat := in.Feature
+	s := &runStatus{indexed: horizon.StatusRunning, state: horizon.RunState{
+		RunID: in.RunID, Goal: in.Goal, Repo: in.Repo, BaseCommit: in.BaseCommit, Branch: horizon.IntegrationBranch(in.RunID),
+		Feature: feat.ID, Model: in.Setup.Models["worker"], Models: in.Setup.Models, Status: horizon.StatusRunning, Phase: horizon.PhaseLane,
+		Baseline: in.Baseline, Ceiling: in.Control.Ceiling, DayCeiling: in.Control.DayCeiling, Paused: in.Control.Paused,
+		Attempts: slices.Clone(feat.Attempts), Budget: in.Budget, StartedAt: workflow.Now(ctx), UpdatedAt: workflow.Now(ctx),
+	}}
+	if s.state.Attempts == nil {
+		s.state.Attempts = []horizon.Attempt{}
+	}
+	s.state.Recount()
+	f := &featureRun{s: s, in: in, note: in.Note}
+	id := feat.ID
+	if id == "" {
+		id = DefaultFeature
+	}
+	f.loop = &loop{
+		s: s, runID: in.RunID, goal: in.Goal, repo: in.Repo, baseCommit: in.BaseCommit,
+		job:   job{id: id, task: horizon.FeatureTask(in.Goal, feat), title: feat.Title, kind: string(feat.Kind), paths: feat.Paths},
+		setup: in.Setup, limits: in.Limits.withDefaults(), paidQueue: in.PaidQueue, throttleAt: in.ThrottleAt,
+		prior: in.Prior, onBlocker: f.handOver,
+	}
+	if err := workflow.SetQueryHandler(ctx, QueryStatus, f.status); err != nil {
+		return nil, fmt.Errorf("register status query: %w", err)
+	}
+	workflow.Go(ctx, f.receiveControl)
+	return f, nil
+}
+
+func (f *featureRun) status() (*horizon.RunState, error) { return &f.s.state, nil }
+
+// receiveControl applies the run's pause and ceilings as they change.
+func (f *featureRun) receiveControl(ctx workflow.Context) {
+	ch := workflow.GetSignalChannel(ctx, SignalControl)
 	for {
-		if err := r.holdIfPaused(ctx); err != nil {
+		var c Control
+		if !ch.Receive(ctx, &c) {
+			return
+		}
+		f.s.state.Paused, f.s.state.Ceiling, f.s.state.DayCeiling = c.Paused, c.Ceiling, c.DayCeiling
+	}
+}
+
+func (f *featureRun) run(ctx workflow.Context) (*FeatureResult, error) {
+	st, in := &f.s.state, f.in
+	l := f.loop
+	if err := execute(ctx, gitOptions("lane "+in.Feature.ID), a.PrepareLane, activities.LaneInput{
+		RunID: in.RunID, Feature: in.Feature.ID, Repo: in.Repo, BaseCommit: in.BaseCommit, FromIntegration: true,
+	}, &l.lane); err != nil {
+		return nil, err
+	}
+	if l.lane.Base != "" {
+		l.baseCommit, st.BaseCommit = l.lane.Base, l.lane.Base
+	}
+	st.Lane, st.LaneBranch = l.lane.Path, l.lane.Branch
+	for {
+		if err := l.ready(ctx); err != nil {
 			return nil, err
 		}
-		if err := r.underCeiling(ctx); err != nil {
-			return nil, err
-		}
-		if why, over := in.Budget.Exceeded(workflow.Now(ctx), r.spent()); over {
-			return r.featureResult(res, FeatureOutcomeBudget, why), nil
+		if why, over := in.Budget.Exceeded(workflow.Now(ctx), l.spent()); over {
+			return f.result(FeatureOutcomeBudget, why), nil
 		}
 		if workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
-			// Between attempts no agent activity runs: a fresh history
-			// takes the feature with its attempts so far.
-			next := in
-			next.Feature = r.featureSoFar()
-			next.Note, next.Control = r.unblockNote, Control{Paused: r.state.Paused, Ceiling: r.state.Ceiling, DayCeiling: r.dayCeiling}
-			return nil, workflow.NewContinueAsNewError(ctx, FeatureWorkflowName, next)
+			return nil, f.continueAsNew(ctx)
 		}
-		count := countAttempts(r.state.Attempts)
-		strategy := horizon.StrategyFor(count, in.Interval)
-		if count > 0 && strategy != horizon.StrategyFor(count-1, in.Interval) {
-			r.decide(ctx, res, fmt.Sprintf("recovery strategy for %s: %s", f.ID, strategy.Title()),
-				fmt.Sprintf("%d attempts without an accepted change; every %d attempts the strategy changes", count, intervalOr(in.Interval)),
-				receiptsOf(r.state.Attempts)...)
+		if res, err := f.next(ctx); res != nil || err != nil {
+			return res, err
 		}
-		prev, guidance := r.previous()
-		if strategy == horizon.StrategyDecomposition && in.Decompose && !decomposeTried {
-			decomposeTried = true
-			parts, err := r.decompose(ctx, res, count+1, lane, prev)
-			if err != nil {
-				return nil, err
-			}
-			if len(parts) > 0 {
-				res.Parts = parts
-				return r.featureResult(res, FeatureOutcomeDecompose, fmt.Sprintf("decomposed into %d parts", len(parts))), nil
-			}
-		}
-		if r.unblockNote != "" {
-			guidance = strings.TrimSpace(r.unblockNote + "\n\n" + guidance)
-			r.unblockNote = ""
-		}
-		if count > 0 {
-			guidance = strings.TrimSpace(horizon.StrategyGuidance(strategy) + "\n" + guidance)
-		}
-		n := count + 1
-		attempted, done, err := r.step(ctx, n, lane, prev, guidance, strategy)
-		var app *temporal.ApplicationError
-		if errors.As(err, &app) && app.Type() == FailureRunBlocked && r.state.Blocker != nil {
-			// No tier of the ladder can serve the feature: that is a
-			// platform limit with the ladder's reason as evidence.
-			r.blocked, err = r.state.Blocker, nil
-		}
+		f.s.publish(ctx)
+	}
+}
+
+// next runs the next step under the recovery strategy: the lead's
+// decomposition once the rotation reaches it, else a loop step. It returns
+// a result once the feature ends.
+func (f *featureRun) next(ctx workflow.Context) (*FeatureResult, error) {
+	st := &f.s.state
+	count := countAttempts(st.Attempts)
+	strategy := f.rotate(ctx, count)
+	prev, guidance := previous(st.Attempts)
+	if strategy == horizon.StrategyDecomposition && f.in.Decompose && !f.decomposeTried {
+		f.decomposeTried = true
+		parts, err := f.decompose(ctx, count+1, prev)
 		if err != nil {
 			return nil, err
 		}
-		if attempted {
-			r.progress(ctx)
+		if len(parts) > 0 {
+			f.res.Parts = parts
+			return f.result(FeatureOutcomeDecompose, fmt.Sprintf("decomposed into %d parts", len(parts))), nil
 		}
-		if r.blocked == nil && !done {
-			r.blocked = protocolLimit(r.state.Attempts)
-		}
-		switch {
-		case r.blocked != nil:
-			res.Blocker = r.blocked
-			return r.featureResult(res, FeatureOutcomeBlocked, fmt.Sprintf("blocked (%s): %s", r.blocked.Type, r.blocked.Evidence)), nil
-		case done:
-			res.Commit = r.state.Commit
-			return r.featureResult(res, FeatureOutcomeAccepted, ""), nil
-		}
-		r.publish(ctx)
 	}
+	if f.note != "" {
+		guidance = strings.TrimSpace(f.note + "\n\n" + guidance)
+		f.note = ""
+	}
+	if count > 0 {
+		guidance = strings.TrimSpace(horizon.StrategyGuidance(strategy) + "\n" + guidance)
+	}
+	attempted, done, err := f.loop.step(ctx, count+1, prev, guidance, strategy)
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && app.Type() == FailureRunBlocked && st.Blocker != nil {
+		// No tier of the ladder can serve the feature: that is a
+		// platform limit with the ladder's reason as evidence.
+		f.blocked, err = st.Blocker, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if attempted {
+		f.progress(ctx)
+	}
+	if f.blocked == nil && !done {
+		f.blocked = protocolLimit(st.Attempts)
+	}
+	switch {
+	case f.blocked != nil:
+		f.res.Blocker = f.blocked
+		return f.result(FeatureOutcomeBlocked, fmt.Sprintf("blocked (%s): %s", f.blocked.Type, f.blocked.Evidence)), nil
+	case done:
+		f.res.Commit = st.Commit
+		return f.result(FeatureOutcomeAccepted, ""), nil
+	}
+	return nil, nil
+}
+
+// rotate is the recovery strategy after count attempts; a change of
+// strategy is a decision, with the receipts that led to it.
+func (f *featureRun) rotate(ctx workflow.Context, count int) horizon.Strategy {
+	strategy := horizon.StrategyFor(count, f.in.Interval)
+	if count > 0 && strategy != horizon.StrategyFor(count-1, f.in.Interval) {
+		f.decide(ctx, fmt.Sprintf("recovery strategy for %s: %s", f.in.Feature.ID, strategy.Title()),
+			fmt.Sprintf("%d attempts without an accepted change; every %d attempts the strategy changes", count, intervalOr(f.in.Interval)),
+			receiptsOf(f.s.state.Attempts)...)
+	}
+	return strategy
+}
+
+// handOver is the loop's onBlocker: a planned run's feature hands a typed
+// blocker to its run, which goes on with the features that do not depend
+// on it.
+func (f *featureRun) handOver(_ workflow.Context, b horizon.Blocker) (bool, error) {
+	f.blocked = &b
+	return true, nil
+}
+
+// continueAsNew hands the feature to a fresh history with its attempts so
+// far; it runs between attempts, when no agent activity runs.
+func (f *featureRun) continueAsNew(ctx workflow.Context) error {
+	st := &f.s.state
+	next := f.in
+	next.Feature = f.soFar()
+	next.Note, next.Control = f.note, Control{Paused: st.Paused, Ceiling: st.Ceiling, DayCeiling: st.DayCeiling}
+	return workflow.NewContinueAsNewError(ctx, FeatureWorkflowName, next)
 }
 
 // decompose asks the lead to split the feature. A reply without a valid
 // plan, or with fewer than two parts, is no decomposition: the caller goes
 // on with a worker attempt under the decomposition strategy instead.
-func (r *run) decompose(ctx workflow.Context, res *FeatureResult, n int, lane activities.Lane, prev *horizon.Attempt) ([]horizon.Feature, error) {
-	f := r.featureSoFar()
-	model, queue := r.models["worker"], r.queue("worker")
-	if s := r.leadSetup(); s.Lead != "" {
-		model, queue = s.Lead, s.leadQueue(r.in.PaidQueue)
+func (f *featureRun) decompose(ctx workflow.Context, n int, prev *horizon.Attempt) ([]horizon.Feature, error) {
+	feat, l := f.soFar(), f.loop
+	model, queue := l.setup.Models["worker"], l.setup.queue("worker", l.paidQueue)
+	if s := l.setup; s.Lead != "" {
+		model, queue = s.Lead, s.leadQueue(l.paidQueue)
 	}
 	var out activities.SessionOutput
-	if err := r.exec(ctx, sessionOptions(r.limits, fmt.Sprintf("lead · decompose %s · after attempt %d", f.ID, n-1), queue), a.AgentSession, activities.SessionInput{
-		RunID: r.in.RunID, Feature: f.ID, Attempt: n, Role: "lead", Goal: r.in.Goal, Lane: lane.Path, BaseCommit: r.in.BaseCommit,
-		Model: model, Prompt: horizon.DecomposeBrief(r.in.Goal, f, prev),
+	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("lead · decompose %s · after attempt %d", feat.ID, n-1), queue), a.AgentSession, activities.SessionInput{
+		RunID: l.runID, Feature: feat.ID, Attempt: n, Role: "lead", Goal: l.goal, Lane: l.lane.Path, BaseCommit: l.baseCommit,
+		Model: model, Prompt: horizon.DecomposeBrief(l.goal, feat, prev),
 	}, &out); err != nil {
 		return nil, err
 	}
-	res.Planning = res.Planning.Add(out.Usage)
-	r.prior += out.Usage.Cost
+	f.res.Planning = f.res.Planning.Add(out.Usage)
+	l.prior += out.Usage.Cost
+	notDecomposed := fmt.Sprintf("%s is not decomposed; the next attempt shrinks it itself", feat.ID)
 	if out.Plan == nil || out.ProtocolError != "" {
-		r.decide(ctx, res, fmt.Sprintf("%s is not decomposed; the next attempt shrinks it itself", f.ID),
-			"the lead's decomposition was not a valid plan: "+out.ProtocolError)
+		f.decide(ctx, notDecomposed, "the lead's decomposition was not a valid plan: "+out.ProtocolError)
 		return nil, nil
 	}
-	parts := horizon.PartsOf(f, *out.Plan)
+	parts := horizon.PartsOf(feat, *out.Plan)
 	if len(parts) < 2 {
-		r.decide(ctx, res, fmt.Sprintf("%s is not decomposed; the next attempt shrinks it itself", f.ID),
-			fmt.Sprintf("the lead proposed %d part(s); a decomposition needs at least two", len(parts)))
+		f.decide(ctx, notDecomposed, fmt.Sprintf("the lead proposed %d part(s); a decomposition needs at least two", len(parts)))
 		return nil, nil
 	}
 	return parts, nil
 }
 
-// leadSetup is the run's Setup as far as the feature knows it.
-func (r *run) leadSetup() Setup {
-	if r.setup != nil {
-		return *r.setup
-	}
-	return Setup{}
-}
-
-// leadQueue is the task queue of the lead's sessions.
-func (s Setup) leadQueue(paidQueue string) string {
-	if s.LeadPaid {
-		return paidQueue
-	}
-	return ""
-}
-
 // progress tells the parent run about the attempt that just ended.
-func (r *run) progress(ctx workflow.Context) {
+func (f *featureRun) progress(ctx workflow.Context) {
 	parent := workflow.GetInfo(ctx).ParentWorkflowExecution
-	c := r.state.Current()
+	c := f.s.state.Current()
 	if parent == nil || c == nil {
 		return
 	}
 	// Not waited for: a lost progress signal costs only a stale status
 	// line; the feature's result carries every attempt anyway.
-	workflow.SignalExternalWorkflow(ctx, parent.ID, "", SignalProgress, Progress{Feature: r.fid(), Attempt: *c})
+	workflow.SignalExternalWorkflow(ctx, parent.ID, "", SignalProgress, Progress{Feature: f.loop.job.id, Attempt: *c})
 }
 
 // decide records a decision of the feature for the run to number and write.
-func (r *run) decide(ctx workflow.Context, res *FeatureResult, what, why string, evidence ...string) {
-	if d, ok := newDecision(ctx, r.fid(), what, why, evidence...); ok {
-		res.Decisions = append(res.Decisions, d)
+func (f *featureRun) decide(ctx workflow.Context, what, why string, evidence ...string) {
+	if d, ok := newDecision(ctx, f.loop.job.id, what, why, evidence...); ok {
+		f.res.Decisions = append(f.res.Decisions, d)
 	}
 }
 
-// newDecision builds a decision at workflow time; one that does not
-// validate (no what or why) is logged and dropped, never fatal.
-func newDecision(ctx workflow.Context, feature, what, why string, evidence ...string) (horizon.Decision, bool) {
-	d, err := horizon.NewDecision(workflow.Now(ctx), feature, what, why, evidence...)
-	if err != nil {
-		workflow.GetLogger(ctx).Warn("decision not recorded", "Error", err)
-		return d, false
-	}
-	return d, true
+// soFar is the feature with the attempts made so far.
+func (f *featureRun) soFar() horizon.Feature {
+	feat := f.in.Feature
+	feat.Attempts = slices.Clone(f.s.state.Attempts)
+	feat.ReceiptIDs = receiptsOf(feat.Attempts)
+	return feat
 }
 
-// featureSoFar is the feature with the attempts made so far.
-func (r *run) featureSoFar() horizon.Feature {
-	f := r.featureIn
-	f.Attempts = slices.Clone(r.state.Attempts)
-	f.ReceiptIDs = receiptsOf(f.Attempts)
-	return f
-}
-
-func (r *run) featureResult(res *FeatureResult, o FeatureOutcome, reason string) *FeatureResult {
-	res.Feature, res.Outcome, res.Reason = r.featureSoFar(), o, reason
-	return res
+// result is the feature's result, ending with outcome o.
+func (f *featureRun) result(o FeatureOutcome, reason string) *FeatureResult {
+	f.res.Feature, f.res.Outcome, f.res.Reason = f.soFar(), o, reason
+	return &f.res
 }
 
 // countAttempts counts change attempts (retrieval steps change nothing).

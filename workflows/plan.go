@@ -11,9 +11,6 @@ import (
 	"github.com/horizon/horizon/ladder"
 )
 
-// PlanWorkflowName is the workflow type of `horizon plan`.
-const PlanWorkflowName = "PlanWorkflow"
-
 // planTries bounds how often an invalid plan goes back to the lead.
 const planTries = 3
 
@@ -41,10 +38,8 @@ type PlanResult struct {
 // to the lead with every problem named, up to planTries times; the
 // accepted plan is returned (and the run that executes it comes next).
 func PlanWorkflow(ctx workflow.Context, in PlanInput) (*PlanResult, error) {
-	l := in.Limits.withDefaults()
-	run := &run{in: RunInput{RunID: in.RunID, BaseCommit: in.BaseCommit}, limits: l}
 	var pre activities.PreflightOutput
-	if err := run.exec(ctx, gitOptions("preflight: repo, gate, models"), a.Preflight, activities.PreflightInput{
+	if err := execute(ctx, gitOptions("preflight: repo, gate, models"), a.Preflight, activities.PreflightInput{
 		RunID: in.RunID, Repo: in.Repo, BaseCommit: in.BaseCommit, Model: in.Model, ModelsFile: in.ModelsFile,
 	}, &pre); err != nil {
 		return nil, err
@@ -58,12 +53,13 @@ func PlanWorkflow(ctx workflow.Context, in PlanInput) (*PlanResult, error) {
 		}
 	}
 	var lane activities.Lane
-	if err := run.exec(ctx, gitOptions("planning lane"), a.PrepareLane, activities.LaneInput{
+	if err := execute(ctx, gitOptions("planning lane"), a.PrepareLane, activities.LaneInput{
 		RunID: in.RunID, Feature: "plan", Repo: in.Repo, BaseCommit: in.BaseCommit,
 	}, &lane); err != nil {
 		return nil, err
 	}
-	res, problem, err := run.planWithLead(ctx, model, "", lane.Path, in.Goal)
+	ld := lead{runID: in.RunID, baseCommit: in.BaseCommit, model: model, limits: in.Limits.withDefaults()}
+	res, problem, err := ld.plan(ctx, lane.Path, in.Goal)
 	if err != nil {
 		return nil, err
 	}
@@ -74,17 +70,25 @@ func PlanWorkflow(ctx workflow.Context, in PlanInput) (*PlanResult, error) {
 		fmt.Sprintf("no valid plan after %d tries; last problem: %s", planTries, problem), FailureRunFailed, nil, *res)
 }
 
-// planWithLead has the lead plan the goal, handing an invalid plan back
-// with its problems, up to planTries times. Without a valid plan the
-// result's Plan is zero and problem is the last reason.
-func (r *run) planWithLead(ctx workflow.Context, model, queue, lanePath, goal string) (res *PlanResult, problem string, err error) {
+// lead is the role that plans a goal: its model, the queue of its
+// sessions, and the run they are for.
+type lead struct {
+	runID, baseCommit string
+	model, queue      string
+	limits            Limits
+}
+
+// plan has the lead plan the goal, handing an invalid plan back with its
+// problems, up to planTries times. Without a valid plan the result's Plan
+// is zero and problem is the last reason.
+func (l lead) plan(ctx workflow.Context, lanePath, goal string) (res *PlanResult, problem string, err error) {
 	res = &PlanResult{}
 	for try := 1; try <= planTries; try++ {
 		res.Tries = try
 		var out activities.SessionOutput
-		if err := r.exec(ctx, sessionOptions(r.limits, fmt.Sprintf("lead · plan · try %d", try), queue), a.AgentSession, activities.SessionInput{
-			RunID: r.in.RunID, Feature: "plan", Attempt: try, Role: "lead", Goal: goal, Lane: lanePath, BaseCommit: r.in.BaseCommit,
-			Model: model, Prompt: horizon.PlanBrief(goal, problem),
+		if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("lead · plan · try %d", try), l.queue), a.AgentSession, activities.SessionInput{
+			RunID: l.runID, Feature: "plan", Attempt: try, Role: "lead", Goal: goal, Lane: lanePath, BaseCommit: l.baseCommit,
+			Model: l.model, Prompt: horizon.PlanBrief(goal, problem),
 		}, &out); err != nil {
 			return res, problem, err
 		}

@@ -13,120 +13,84 @@ import (
 	"github.com/horizon/horizon/ladder"
 )
 
-// plan is how the next attempt runs: the ladder's decision, or (for runs
-// from before the ladder) the worker's model on its queue.
+// plan is how the next step runs: the ladder's decision, or (without a
+// ladder: runs from before it) the worker's model on its queue.
 type plan struct {
-	routed  bool
-	tier    ladder.Tier
-	model   string
-	queue   string
-	applier string
-	reason  string
+	routed   bool
+	retrieve bool // a read-only retrieval step, not an attempt
+	tier     ladder.Tier
+	model    string
+	queue    string
+	applier  string
+	reason   string
 }
 
-// previous returns the last real attempt (for its evidence) and, when the
-// step right before is a retrieval, the context it gathered.
-func (r *run) previous() (*horizon.Attempt, string) {
-	var prev *horizon.Attempt
-	guidance := ""
-	for i := len(r.state.Attempts) - 1; i >= 0; i-- {
-		at := r.state.Attempts[i]
-		if at.Action == actionRetrieve {
-			if i == len(r.state.Attempts)-1 {
-				guidance = at.Guidance
+// route asks the ladder for the next step. A pause for spend waits for a
+// ceiling to change (set-ceiling), or an hour (the day may have turned and
+// today's spend be lower), and asks again; a pause because no tier can
+// serve the card blocks the run with the ladder's reason as evidence.
+func (l *loop) route(ctx workflow.Context) (plan, error) {
+	if l.setup.Tiers == nil {
+		return plan{model: l.setup.Models["worker"], queue: l.setup.queue("worker", l.paidQueue), applier: activities.ApplierOpenCode}, nil
+	}
+	st := &l.s.state
+	for {
+		sp, err := l.spend(ctx)
+		if err != nil {
+			return plan{}, err
+		}
+		dec := ladder.Route(ledgerOf(l.job.id, st.Attempts), l.job.card(), l.setup.Tiers, sp)
+		if dec.Action != ladder.ActionPause {
+			p := plan{routed: true, retrieve: dec.Action == ladder.ActionRetrieve, tier: dec.Tier, model: dec.Model, applier: dec.Applier, reason: dec.Reason}
+			if dec.Tier.Paid() {
+				p.queue = l.paidQueue
 			}
-			continue
+			return p, nil
 		}
-		prev = &at
-		break
+		if !sp.Limited() {
+			st.Blocker = &horizon.Blocker{Type: horizon.BlockerPlatformLimit, Evidence: "no usable tier of the routing ladder: " + dec.Reason}
+			st.End(horizon.StatusBlocked, horizon.ReasonBlocked, "blocked (platform_limit): no usable tier: "+dec.Reason, workflow.Now(ctx))
+			l.s.publish(ctx)
+			return plan{}, temporal.NewNonRetryableApplicationError(st.Reason, FailureRunBlocked, nil, *st)
+		}
+		ceiling, day := st.Ceiling, st.DayCeiling
+		reason := dec.Reason + fmt.Sprintf("; raise it with `horizon set-ceiling %s USD` (--day for the daily one)", st.RunID)
+		raised := func() bool { return st.Ceiling != ceiling || st.DayCeiling != day }
+		if err := l.s.waitIn(ctx, horizon.PhasePaused, reason, raised, time.Hour); err != nil {
+			return plan{}, err
+		}
 	}
-	return prev, guidance
-}
-
-const actionRetrieve = "retrieve"
-
-// ledger is the run's attempts as the ladder sees them.
-func (r *run) ledger() ladder.Ledger {
-	var l ladder.Ledger
-	for i := range r.state.Attempts {
-		at := &r.state.Attempts[i]
-		if at.Outcome == horizon.OutcomeRunning {
-			continue
-		}
-		e := entry(r.fid(), at)
-		e.Applier = at.Applier
-		for _, tr := range at.Triggers {
-			e.Triggers = append(e.Triggers, ladder.Trigger{Kind: ladder.TriggerKind(tr.Kind), Evidence: tr.Evidence, Detail: tr.Detail})
-		}
-		if at.Action == actionRetrieve {
-			e.Action, e.Outcome = ladder.ActionRetrieve, ""
-		}
-		l = append(l, e)
-	}
-	return l
 }
 
 // spend gathers the figures the ladder weighs; today's spend across runs
 // comes from an activity (it is outside the workflow's own state).
-func (r *run) spend(ctx workflow.Context) (ladder.Spend, error) {
+func (l *loop) spend(ctx workflow.Context) (ladder.Spend, error) {
+	st := &l.s.state
 	limit := func(c float64) float64 {
 		if c <= 0 {
 			return math.Inf(1) // no ceiling configured: no limit
 		}
 		return c
 	}
-	s := ladder.Spend{RunSpent: r.spent(), RunCeiling: limit(r.state.Ceiling), DayCeiling: limit(r.dayCeiling), ThrottleAt: r.in.ThrottleAt}
-	if r.dayCeiling > 0 {
-		if err := r.exec(ctx, gitOptions("spend today"), a.DaySpend, nil, &s.DaySpent); err != nil {
+	s := ladder.Spend{RunSpent: l.spent(), RunCeiling: limit(st.Ceiling), DayCeiling: limit(st.DayCeiling), ThrottleAt: l.throttleAt}
+	if st.DayCeiling > 0 {
+		if err := execute(ctx, gitOptions("spend today"), a.DaySpend, nil, &s.DaySpent); err != nil {
 			return s, err
 		}
-		r.state.DaySpent = s.DaySpent
+		st.DaySpent = s.DaySpent
 	}
 	return s, nil
 }
 
-// route asks the ladder for the next step. A pause for spend waits for the
-// ceiling to change (set-ceiling) and asks again; a pause because no tier
-// can serve the card blocks the run with the ladder's reason as evidence.
-func (r *run) route(ctx workflow.Context) (ladder.Decision, error) {
-	st := &r.state
-	for {
-		sp, err := r.spend(ctx)
-		if err != nil {
-			return ladder.Decision{}, err
-		}
-		dec := ladder.Route(r.ledger(), r.card(), r.tiers, sp)
-		if dec.Action != ladder.ActionPause {
-			return dec, nil
-		}
-		if sp.Limited() {
-			// Wait for a raise (set-ceiling), or an hour: the day may have
-			// turned and today's spend be lower.
-			ceiling, day, phase := st.Ceiling, r.dayCeiling, st.Phase
-			st.Phase, st.Reason = horizon.PhasePaused, dec.Reason+fmt.Sprintf("; raise it with `horizon set-ceiling %s USD` (--day for the daily one)", st.RunID)
-			r.publish(ctx)
-			if _, err := workflow.AwaitWithTimeout(ctx, time.Hour, func() bool { return st.Ceiling != ceiling || r.dayCeiling != day }); err != nil {
-				return dec, err
-			}
-			st.Phase, st.Reason = phase, ""
-			continue
-		}
-		st.Blocker = &horizon.Blocker{Type: horizon.BlockerPlatformLimit, Evidence: "no usable tier of the routing ladder: " + dec.Reason}
-		st.End(horizon.StatusBlocked, horizon.ReasonBlocked, "blocked (platform_limit): no usable tier: "+dec.Reason, workflow.Now(ctx))
-		r.publish(ctx)
-		return dec, temporal.NewNonRetryableApplicationError(st.Reason, FailureRunBlocked, nil, *st)
-	}
-}
-
 // retrieve runs a read-only explore session at the ladder's tier to find
 // what the unresolved names of the last attempt are, for the next brief.
-func (r *run) retrieve(ctx workflow.Context, n int, lane activities.Lane, prev *horizon.Attempt, dec ladder.Decision) error {
-	st := &r.state
+func (l *loop) retrieve(ctx workflow.Context, n int, prev *horizon.Attempt, p plan) error {
+	st := &l.s.state
 	st.Attempts = append(st.Attempts, horizon.Attempt{
-		N: n, Action: actionRetrieve, Tier: dec.Tier.String(), Applier: "opencode (read-only)", Route: dec.Reason,
-		Model: dec.Model, Outcome: horizon.OutcomeRunning, StartedAt: workflow.Now(ctx),
+		N: n, Action: actionRetrieve, Tier: p.tier.String(), Applier: "opencode (read-only)", Route: p.reason,
+		Model: p.model, Outcome: horizon.OutcomeRunning, StartedAt: workflow.Now(ctx),
 	})
-	r.phase(ctx, horizon.PhaseWorking)
+	l.s.phase(ctx, horizon.PhaseWorking)
 	var symbols []string
 	tail := ""
 	if prev != nil {
@@ -139,21 +103,56 @@ func (r *run) retrieve(ctx workflow.Context, n int, lane activities.Lane, prev *
 			tail = prev.Gate.Tail
 		}
 	}
-	queue := ""
-	if dec.Tier.Paid() {
-		queue = r.in.PaidQueue
-	}
 	var out activities.SessionOutput
-	err := r.exec(ctx, sessionOptions(r.limits, fmt.Sprintf("retrieval · %s · before attempt %d", r.fid(), n), queue), a.AgentSession, activities.SessionInput{
-		RunID: r.in.RunID, Feature: r.fid(), Attempt: n, Role: "explorer", Lane: lane.Path, BaseCommit: r.in.BaseCommit,
-		Model: dec.Model, Prompt: horizon.RetrievalBrief(r.taskText(), symbols, tail),
-	}, &out)
-	if err != nil {
+	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("retrieval · %s · before attempt %d", l.job.id, n), p.queue), a.AgentSession, activities.SessionInput{
+		RunID: l.runID, Feature: l.job.id, Attempt: n, Role: "explorer", Lane: l.lane.Path, BaseCommit: l.baseCommit,
+		Model: p.model, Prompt: horizon.RetrievalBrief(l.job.task, symbols, tail),
+	}, &out); err != nil {
 		return err
 	}
 	c := st.Current()
 	c.WorkerSession, c.Usage, c.Guidance, c.Outcome, c.EndedAt = out.SessionID, out.Usage, out.Notes, horizon.OutcomeRetrieved, workflow.Now(ctx)
 	st.Recount()
-	r.publish(ctx)
+	l.s.publish(ctx)
 	return nil
+}
+
+const actionRetrieve = "retrieve"
+
+// previous returns the last real attempt (for its evidence) and, when the
+// step right before is a retrieval, the context it gathered.
+func previous(as []horizon.Attempt) (*horizon.Attempt, string) {
+	guidance := ""
+	for i := len(as) - 1; i >= 0; i-- {
+		at := as[i]
+		if at.Action == actionRetrieve {
+			if i == len(as)-1 {
+				guidance = at.Guidance
+			}
+			continue
+		}
+		return &at, guidance
+	}
+	return nil, guidance
+}
+
+// ledgerOf is a feature's attempts as the ladder sees them.
+func ledgerOf(feature string, as []horizon.Attempt) ladder.Ledger {
+	var l ladder.Ledger
+	for i := range as {
+		at := &as[i]
+		if at.Outcome == horizon.OutcomeRunning {
+			continue
+		}
+		e := entry(feature, at)
+		e.Applier = at.Applier
+		for _, tr := range at.Triggers {
+			e.Triggers = append(e.Triggers, ladder.Trigger{Kind: ladder.TriggerKind(tr.Kind), Evidence: tr.Evidence, Detail: tr.Detail})
+		}
+		if at.Action == actionRetrieve {
+			e.Action, e.Outcome = ladder.ActionRetrieve, ""
+		}
+		l = append(l, e)
+	}
+	return l
 }

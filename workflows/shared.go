@@ -3,6 +3,25 @@
 // activity in package activities, and all state a person or script reads
 // is in horizon.RunState, exposed by the status query while running and
 // carried in the result (or the failure's details) once closed.
+//
+// One type per workflow, each built by a constructor that registers its
+// own methods as handlers:
+//
+//   - RunWorkflow (run.go) dispatches to a singleRun (single.go: the goal
+//     as one feature) or a plannedRun (planned.go: plan, features,
+//     integration gate; its approvals and unblocks in checkpoints.go, its
+//     decisions in record.go).
+//   - FeatureWorkflow is a featureRun (feature.go): one feature of a
+//     planned run, with the recovery rotation and decomposition.
+//   - PlanWorkflow (plan.go) plans a goal and returns the plan.
+//
+// The verified-change loop itself (route, worker, gate, audit, commit) is
+// loop.go, routed by the ladder in route.go; singleRun and featureRun drive
+// it. Every wait (pause, ceiling, blocker, approval) goes through
+// runStatus.waitIn (status.go); the run's own ceiling stops it in
+// loop.ready, the ladder's spend policy (day ceiling, throttle) in
+// loop.route. The status query and the pause and ceiling updates every run
+// has are controls.go.
 package workflows
 
 import "go.temporal.io/sdk/temporal"
@@ -29,9 +48,14 @@ const (
 	// FeatureWorkflowName is the workflow type of one feature of a planned
 	// run: a child of its RunWorkflow.
 	FeatureWorkflowName = "FeatureWorkflow"
+	// PlanWorkflowName is the workflow type of `horizon plan`.
+	PlanWorkflowName = "PlanWorkflow"
 	// SignalControl carries a run's pause and ceilings to its running
 	// feature (Control).
 	SignalControl = "control"
+	// SignalProgress is the signal a feature sends its run after each
+	// attempt (Progress), so the run's status shows attempts as they happen.
+	SignalProgress = "feature-progress"
 	// DefaultFeature is the single feature of a run until plans arrive.
 	DefaultFeature = "f1"
 	// SupervisorWorkflowName is the workflow type of one repository's

@@ -5,12 +5,8 @@ import (
 	"github.com/horizon/horizon/ladder"
 )
 
-// card is the ladder's view of the feature: its kind (--kind or the plan's,
+// card is the ladder's view of a feature: its kind (--kind or the plan's,
 // bounded by default) and its allow-list (a planned feature's paths).
-func (r *run) card() ladder.Card {
-	return card(r.fid(), r.in.Kind, r.paths)
-}
-
 func card(id, kind string, paths []string) ladder.Card {
 	k := ladder.Kind(kind)
 	if k == "" {

@@ -1,0 +1,90 @@
+package workflows
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/horizon/horizon/horizon"
+)
+
+// controls are the handlers every run has for a person's commands: the
+// status query, pause and resume, the run's and the day's ceilings. A
+// planned run forwards each change to its running feature (forward).
+type controls struct {
+	s       *runStatus
+	forward func(ctx workflow.Context) // nil: no feature to tell
+}
+
+// registerControls registers the status query and the control updates.
+func registerControls(ctx workflow.Context, s *runStatus, forward func(workflow.Context)) error {
+	c := &controls{s: s, forward: forward}
+	if err := workflow.SetQueryHandler(ctx, QueryStatus, c.status); err != nil {
+		return fmt.Errorf("register status query: %w", err)
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateSetCeiling, c.setCeiling,
+		workflow.UpdateHandlerOptions{Validator: c.validateCeiling}); err != nil {
+		return fmt.Errorf("register set-ceiling update: %w", err)
+	}
+	if err := workflow.SetUpdateHandler(ctx, UpdatePause, c.pause); err != nil {
+		return fmt.Errorf("register %s update: %w", UpdatePause, err)
+	}
+	if err := workflow.SetUpdateHandler(ctx, UpdateResume, c.resume); err != nil {
+		return fmt.Errorf("register %s update: %w", UpdateResume, err)
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateSetDayCeiling, c.setDayCeiling,
+		workflow.UpdateHandlerOptions{Validator: c.validateDayCeiling}); err != nil {
+		return fmt.Errorf("register set-day-ceiling update: %w", err)
+	}
+	return nil
+}
+
+func (c *controls) status() (*horizon.RunState, error) { return &c.s.state, nil }
+
+func (c *controls) pause(ctx workflow.Context) (*horizon.RunState, error) {
+	c.s.state.Paused = true
+	return c.changed(ctx)
+}
+
+func (c *controls) resume(ctx workflow.Context) (*horizon.RunState, error) {
+	c.s.state.Paused = false
+	return c.changed(ctx)
+}
+
+func (c *controls) setCeiling(ctx workflow.Context, usd float64) (*horizon.RunState, error) {
+	c.s.state.Ceiling = usd
+	return c.changed(ctx)
+}
+
+// validateCeiling refuses a ceiling the run has already spent: it would
+// pause the run at once.
+func (c *controls) validateCeiling(usd float64) error {
+	if usd < 0 {
+		return fmt.Errorf("ceiling %g: must be 0 (none) or positive", usd)
+	}
+	if usd != 0 && usd <= c.s.state.Usage.Cost {
+		return fmt.Errorf("ceiling $%.4f is not above what the run has spent ($%.4f)", usd, c.s.state.Usage.Cost)
+	}
+	return nil
+}
+
+func (c *controls) setDayCeiling(ctx workflow.Context, usd float64) (*horizon.RunState, error) {
+	c.s.state.DayCeiling = usd
+	return c.changed(ctx)
+}
+
+func (c *controls) validateDayCeiling(usd float64) error {
+	if usd < 0 {
+		return fmt.Errorf("daily ceiling %g: must be 0 (none) or positive", usd)
+	}
+	return nil
+}
+
+// changed tells the running feature (if any) and shows the new state.
+func (c *controls) changed(ctx workflow.Context) (*horizon.RunState, error) {
+	if c.forward != nil {
+		c.forward(ctx)
+	}
+	c.s.publish(ctx)
+	return &c.s.state, nil
+}

@@ -1,0 +1,292 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/horizon/horizon/activities"
+	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/ladder"
+)
+
+// loop is the verified-change loop of one feature: each step is routed
+// (route.go), then a worker changes the lane, the gate runs, an
+// independent auditor judges the change and, accepted, it is committed
+// onto the integration branch. Whether a change is done is decided by the
+// gate and the auditor, never by the worker. The one-feature run and
+// FeatureWorkflow each drive a loop; what happens on a typed blocker is
+// theirs to say (onBlocker).
+type loop struct {
+	s          *runStatus
+	runID      string
+	goal       string // the run's goal, for the reader
+	repo       string
+	baseCommit string // where the lane's changes are measured from
+	job        job
+	setup      Setup
+	limits     Limits
+	paidQueue  string
+	throttleAt float64
+	// prior is what the run spent before this feature (and on the lead's
+	// decompositions of it): ceilings and the ladder weigh the run's spend.
+	prior float64
+	lane  activities.Lane
+	// onBlocker takes a typed blocker with evidence; done ends the loop.
+	onBlocker func(ctx workflow.Context, b horizon.Blocker) (done bool, err error)
+}
+
+// spent is the run's spend so far, as ceilings and the ladder see it.
+func (l *loop) spent() float64 { return l.prior + l.s.state.Usage.Cost }
+
+// ready waits until the next step may start: while a person has paused
+// the run, and while its spend is at or over its ceiling, until the
+// set-ceiling update raises (or removes) it. Pausing is not failing: the
+// run keeps its place and costs nothing while it waits. This is where the
+// run's own ceiling stops it; route pauses for what only the ladder
+// weighs (the day's spend, the throttle).
+func (l *loop) ready(ctx workflow.Context) error {
+	if err := l.s.holdIfPaused(ctx); err != nil {
+		return err
+	}
+	st := &l.s.state
+	over := func() bool { return st.Ceiling > 0 && l.spent() >= st.Ceiling }
+	if !over() {
+		return nil
+	}
+	reason := fmt.Sprintf("spend ceiling $%.4f reached ($%.4f spent); raise it with `horizon set-ceiling %s USD`", st.Ceiling, l.spent(), st.RunID)
+	return l.s.waitIn(ctx, horizon.PhasePaused, reason, func() bool { return !over() }, 0)
+}
+
+// step routes and runs attempt n (or a retrieval step before it, which
+// returns attempted=false). done is true once the change is committed or
+// the loop must stop (a blocker its owner takes over).
+func (l *loop) step(ctx workflow.Context, n int, prev *horizon.Attempt, guidance string, strategy horizon.Strategy) (attempted, done bool, err error) {
+	st := &l.s.state
+	p, err := l.route(ctx)
+	if err != nil {
+		return false, false, err
+	}
+	if p.retrieve {
+		return false, false, l.retrieve(ctx, n, prev, p)
+	}
+	at := horizon.Attempt{
+		N: n, Applier: p.applier, Route: p.reason, Model: p.model, Guidance: guidance, Strategy: strategy,
+		Outcome: horizon.OutcomeRunning, StartedAt: workflow.Now(ctx),
+	}
+	if p.routed {
+		at.Tier = p.tier.String()
+	}
+	st.Attempts = append(st.Attempts, at)
+	done, err = l.attempt(ctx, n, prev, p)
+	cur := st.Current()
+	cur.EndedAt = workflow.Now(ctx)
+	if err == nil {
+		cur.Triggers = triggers(l.job.card(), st.Baseline, prev, cur, l.setup.LocalContext)
+	}
+	st.Recount()
+	return true, done, err
+}
+
+// attempt runs change → gate → auditor → commit, each ending the attempt
+// when it says no. It returns done=true once the change is committed, or
+// once the owner of the loop took over a blocker and ends the loop.
+func (l *loop) attempt(ctx workflow.Context, n int, prev *horizon.Attempt, p plan) (bool, error) {
+	l.s.phase(ctx, horizon.PhaseWorking)
+	if reported, err := l.change(ctx, n, prev, p); err != nil || !reported {
+		return false, err
+	}
+	if b, ok := l.blocker(); ok {
+		return l.onBlocker(ctx, b)
+	}
+	if passed, err := l.gate(ctx, n); err != nil || !passed {
+		return false, err
+	}
+	if accepted, err := l.audit(ctx, n); err != nil || !accepted {
+		return false, err
+	}
+	if err := l.commit(ctx, n); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// change has the tier's applier change the lane: codemods at T0, else a
+// worker session (at T2 briefed by the reader's diagnosis). reported is
+// false when the worker gave no valid report: a protocol error, which is
+// not gated.
+func (l *loop) change(ctx workflow.Context, n int, prev *horizon.Attempt, p plan) (reported bool, err error) {
+	if p.routed && p.tier == ladder.T0 {
+		return true, l.codemods(ctx, n)
+	}
+	guidance := l.s.state.Current().Guidance
+	if p.routed && p.tier == ladder.T2 {
+		if guidance, err = l.diagnose(ctx, n, prev); err != nil {
+			return false, err
+		}
+	}
+	var work activities.SessionOutput
+	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("worker · %s · attempt %d · %s", l.job.id, n, p.model), p.queue), a.AgentSession, activities.SessionInput{
+		RunID: l.runID, Feature: l.job.id, Attempt: n, Role: "worker", Lane: l.lane.Path, BaseCommit: l.baseCommit,
+		Model: p.model, Prompt: horizon.WorkerBrief(l.job.task, n, l.s.state.MaxAttempts, prev, guidance),
+	}, &work); err != nil {
+		return false, err
+	}
+	c := l.s.state.Current()
+	c.WorkerSession, c.Resumed, c.Report, c.ProtocolError = work.SessionID, work.Resumed, work.Report, work.ProtocolError
+	c.Usage = c.Usage.Add(work.Usage)
+	if work.ProtocolError != "" {
+		c.Outcome = horizon.OutcomeProtocolError
+		return false, nil
+	}
+	return true, nil
+}
+
+// codemods applies the repository's deterministic codemods: no model, no
+// session; the gate and the auditor judge the result like any other.
+func (l *loop) codemods(ctx workflow.Context, n int) error {
+	var cm activities.CodemodOutput
+	if err := execute(ctx, gitOptions(fmt.Sprintf("codemods · %s · attempt %d", l.job.id, n)), a.Codemod, activities.CodemodInput{
+		RunID: l.runID, Attempt: n, Lane: l.lane.Path,
+	}, &cm); err != nil {
+		return err
+	}
+	c := l.s.state.Current()
+	c.Report = &horizon.Report{Status: "satisfied", Summary: fmt.Sprintf("codemods made %d changes in %d files", cm.Applied, len(cm.Files))}
+	if len(cm.Problems) > 0 {
+		c.Report.Summary += "; skipped: " + strings.Join(cm.Problems, "; ")
+	}
+	return nil
+}
+
+// diagnose has the reader tier (text only, no lane writes) say what to
+// change; its text is the worker's guidance.
+func (l *loop) diagnose(ctx workflow.Context, n int, prev *horizon.Attempt) (string, error) {
+	var d activities.DiagnoseOutput
+	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("reader · %s · attempt %d", l.job.id, n), l.paidQueue), a.Diagnose, activities.DiagnoseInput{
+		RunID: l.runID, Attempt: n, Goal: l.goal, Lane: l.lane.Path, BaseCommit: l.baseCommit, Prev: prev,
+	}, &d); err != nil {
+		return "", err
+	}
+	c := l.s.state.Current()
+	c.Guidance, c.Usage = d.Text, c.Usage.Add(d.Usage)
+	return d.Text, nil
+}
+
+// blocker reads a worker's claim to be blocked. Only a typed blocker with
+// concrete evidence stops the attempt (ok); any other claim is recorded
+// and the gate decides.
+func (l *loop) blocker() (horizon.Blocker, bool) {
+	c := l.s.state.Current()
+	rep := c.Report
+	if rep == nil || rep.Status != "blocked" {
+		return horizon.Blocker{}, false
+	}
+	b, err := horizon.CheckReportBlocker(*rep)
+	if err != nil {
+		rep.Summary = strings.TrimSpace(rep.Summary + " (blocker not accepted: " + err.Error() + ")")
+		return horizon.Blocker{}, false
+	}
+	c.Outcome = horizon.OutcomeBlocked
+	return b, true
+}
+
+// gate runs the repository's gate on the lane; its receipt is evidence.
+func (l *loop) gate(ctx workflow.Context, n int) (passed bool, err error) {
+	l.s.phase(ctx, horizon.PhaseGate)
+	var g horizon.GateRun
+	if err := execute(ctx, gateOptions(l.limits, fmt.Sprintf("gate · %s · attempt %d", l.job.id, n)), a.RunGate, activities.GateInput{
+		RunID: l.runID, Feature: l.job.id, Attempt: n, Repo: l.repo, Lane: l.lane.Path, BaseCommit: l.baseCommit, Timeout: l.limits.GateTimeout,
+	}, &g); err != nil {
+		return false, err
+	}
+	c := l.s.state.Current()
+	c.Gate = &g
+	if !g.Passed() {
+		c.Outcome = horizon.OutcomeGateFailed
+		return false, nil
+	}
+	return true, nil
+}
+
+// audit has an independent auditor judge the gated change.
+func (l *loop) audit(ctx workflow.Context, n int) (accepted bool, err error) {
+	l.s.phase(ctx, horizon.PhaseAudit)
+	gateRun := l.s.state.Current().Gate
+	var audit activities.SessionOutput
+	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("auditor · %s · attempt %d", l.job.id, n), l.setup.queue("auditor", l.paidQueue)), a.AgentSession, activities.SessionInput{
+		RunID: l.runID, Feature: l.job.id, Attempt: n, Role: "auditor", Lane: l.lane.Path, BaseCommit: l.baseCommit,
+		Model: l.setup.Models["auditor"], Prompt: horizon.AuditBrief(l.job.task, n, gateRun, horizon.DiffPlaceholder),
+	}, &audit); err != nil {
+		return false, err
+	}
+	c := l.s.state.Current()
+	c.AuditorSession = audit.SessionID
+	c.Usage = c.Usage.Add(audit.Usage)
+	c.Audit = audit.Audit
+	if audit.ProtocolError != "" {
+		// An auditor that does not deliver a verdict has not accepted.
+		c.Audit = &horizon.Audit{Verdict: "reject", Findings: []horizon.Finding{{Severity: "concern", Note: "the auditor gave no valid verdict: " + audit.ProtocolError}}}
+	}
+	if !c.Audit.Accepted() {
+		c.Outcome = horizon.OutcomeRejected
+		return false, nil
+	}
+	return true, nil
+}
+
+// commit puts the accepted change onto the run's integration branch.
+func (l *loop) commit(ctx workflow.Context, n int) error {
+	st := &l.s.state
+	l.s.phase(ctx, horizon.PhaseCommit)
+	var commit activities.CommitOutput
+	if err := execute(ctx, gitOptions("commit "+l.job.id+" onto "+st.Branch), a.CommitFeature, activities.CommitInput{
+		RunID: l.runID, Feature: l.job.id, Attempt: n, Repo: l.repo, Lane: l.lane.Path, BaseCommit: l.baseCommit,
+		Message: l.job.commitMessage(),
+	}, &commit); err != nil {
+		return err
+	}
+	st.Current().Outcome = horizon.OutcomeAccepted
+	st.Commit = commit.Commit
+	return nil
+}
+
+// job is the change a loop makes: the feature's ID, its brief text, its
+// commit subject ("" for a one-feature run: the goal's first line) and its
+// card for the ladder.
+type job struct {
+	id    string
+	task  string
+	title string
+	kind  string
+	paths []string
+}
+
+// card is the ladder's view of the job: its kind (--kind or the plan's,
+// bounded by default) and its allow-list (a planned feature's paths).
+func (j job) card() ladder.Card { return card(j.id, j.kind, j.paths) }
+
+// commitMessage is the accepted change's commit message: a feature's
+// title and task, or a one-feature run's goal.
+func (j job) commitMessage() string {
+	if j.title != "" {
+		subject, _, _ := strings.Cut(commitMessage(j.title), "\n")
+		return subject + "\n\n" + j.task
+	}
+	return commitMessage(j.task)
+}
+
+func commitMessage(goal string) string {
+	line := goal
+	for i, ch := range goal {
+		if ch == '\n' {
+			line = goal[:i]
+			break
+		}
+	}
+	if len(line) > 72 {
+		line = line[:69] + "..."
+	}
+	return line + "\n\n" + goal
+}

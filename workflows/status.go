@@ -1,0 +1,179 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/horizon/horizon/activities"
+	"github.com/horizon/horizon/horizon"
+)
+
+// runStatus is a workflow's horizon.RunState and how it is shown: the
+// Markdown details in the Temporal UI, the HorizonStatus search attribute,
+// the handoff. Every workflow type owns one; every wait goes through
+// waitIn, so a waiting run always says where and why it waits.
+type runStatus struct {
+	state horizon.RunState
+	// index says the namespace has HorizonStatus: keep it current.
+	index bool
+	// indexed is the status last written to HorizonStatus.
+	indexed horizon.Status
+}
+
+// phase moves the run to phase p and shows it.
+func (s *runStatus) phase(ctx workflow.Context, p horizon.Phase) {
+	s.state.Phase = p
+	s.publish(ctx)
+}
+
+// publish refreshes the run's Markdown in the Temporal UI, and its
+// HorizonStatus search attribute when the status changed.
+func (s *runStatus) publish(ctx workflow.Context) {
+	s.state.UpdatedAt = workflow.Now(ctx)
+	workflow.SetCurrentDetails(ctx, s.state.Markdown())
+	if s.index && s.state.Status != s.indexed {
+		if err := workflow.UpsertTypedSearchAttributes(ctx, SearchStatus.ValueSet(string(s.state.Status))); err != nil {
+			workflow.GetLogger(ctx).Warn("upsert HorizonStatus", "Error", err)
+		}
+		s.indexed = s.state.Status
+	}
+}
+
+// waitIn is every wait of a run: it shows the run in phase with reason,
+// waits until the condition holds, then puts the phase back and shows the
+// run going on. A blocked run also gets its handoff before it waits, so
+// whoever must act sees what and why, and reads running again after.
+// within bounds the wait (0: until the budget's deadline, if there is one;
+// the caller's next check turns a passed deadline into the stop).
+func (s *runStatus) waitIn(ctx workflow.Context, phase horizon.Phase, reason string, until func() bool, within time.Duration) error {
+	st := &s.state
+	saved := st.Phase
+	st.Phase, st.Reason = phase, reason
+	if st.Status == horizon.StatusBlocked {
+		s.handoff(ctx)
+	}
+	s.publish(ctx)
+	if err := s.await(ctx, until, within); err != nil {
+		return err
+	}
+	st.Phase, st.Reason = saved, ""
+	if st.Status == horizon.StatusBlocked {
+		st.Blocker, st.Status, st.ReasonKind = nil, horizon.StatusRunning, ""
+	}
+	s.publish(ctx)
+	return nil
+}
+
+// await waits for cond, at most within, or (within 0) until the budget's
+// deadline passes.
+func (s *runStatus) await(ctx workflow.Context, cond func() bool, within time.Duration) error {
+	if within > 0 {
+		_, err := workflow.AwaitWithTimeout(ctx, within, cond)
+		return err
+	}
+	b := s.state.Budget
+	if b == nil || b.Deadline.IsZero() {
+		return workflow.Await(ctx, cond)
+	}
+	left := b.Deadline.Sub(workflow.Now(ctx))
+	if left <= 0 {
+		return nil
+	}
+	_, err := workflow.AwaitWithTimeout(ctx, left, cond)
+	return err
+}
+
+// holdIfPaused waits while a person has paused the run (or, with a
+// budget, until its deadline).
+func (s *runStatus) holdIfPaused(ctx workflow.Context) error {
+	st := &s.state
+	if !st.Paused {
+		return nil
+	}
+	reason := fmt.Sprintf("paused by `horizon pause`; `horizon resume %s` lets it go on", st.RunID)
+	return s.waitIn(ctx, horizon.PhasePaused, reason, func() bool { return !st.Paused }, 0)
+}
+
+// handoff writes runs/<run>/handoff.md. It never changes how a run ends:
+// a failure to write it is logged and the state says so.
+func (s *runStatus) handoff(ctx workflow.Context) {
+	if workflow.GetVersion(ctx, changeHandoff, workflow.DefaultVersion, 1) < 1 {
+		return
+	}
+	var out activities.HandoffOutput
+	if err := execute(ctx, gitOptions("handoff"), a.WriteHandoff, s.state, &out); err != nil {
+		workflow.GetLogger(ctx).Warn("handoff not written", "Error", err)
+		return
+	}
+	s.state.Handoff = out.Path
+}
+
+// finish ends a run that got its change (or, blocked, hands it over).
+func (s *runStatus) finish(ctx workflow.Context) (*horizon.RunState, error) {
+	st := &s.state
+	if st.Status == horizon.StatusBlocked {
+		s.handoff(ctx)
+		return nil, temporal.NewNonRetryableApplicationError(st.Reason, FailureRunBlocked, nil, *st)
+	}
+	st.End(horizon.StatusCompleted, "", "", workflow.Now(ctx))
+	s.handoff(ctx)
+	s.publish(ctx)
+	return st, nil
+}
+
+// end closes the run as failed with kind and reason and hands it over.
+func (s *runStatus) end(ctx workflow.Context, kind horizon.ReasonKind, reason string) (*horizon.RunState, error) {
+	st := &s.state
+	st.End(horizon.StatusFailed, kind, reason, workflow.Now(ctx))
+	s.handoff(ctx)
+	s.publish(ctx)
+	return nil, temporal.NewNonRetryableApplicationError(st.Reason, FailureRunFailed, nil, *st)
+}
+
+// fail ends the run after an activity error: cancellation, bad input or an
+// error that outlived its retries.
+func (s *runStatus) fail(ctx workflow.Context, err error) (*horizon.RunState, error) {
+	st := &s.state
+	if c := st.Current(); c != nil && c.Outcome == horizon.OutcomeRunning {
+		c.Outcome = ""
+	}
+	var blocked *temporal.ApplicationError
+	if errors.As(err, &blocked) && blocked.Type() == FailureRunBlocked {
+		s.handoff(ctx)
+		return nil, temporal.NewNonRetryableApplicationError(st.Reason, FailureRunBlocked, nil, *st)
+	}
+	var canceled *temporal.CanceledError
+	if errors.As(err, &canceled) || temporal.IsCanceledError(err) || ctx.Err() != nil {
+		st.End(horizon.StatusCancelled, horizon.ReasonCancelled, "cancelled", workflow.Now(ctx))
+		dctx, _ := workflow.NewDisconnectedContext(ctx)
+		s.handoff(dctx)
+		s.publish(dctx)
+		return nil, temporal.NewCanceledError(*st)
+	}
+	var app *temporal.ApplicationError
+	kind, typ := horizon.ReasonError, FailureRunFailed
+	if errors.As(err, &app) && (app.Type() == activities.ErrTypeBadInput || app.Type() == activities.ErrTypeUnknownModel) {
+		kind, typ = horizon.ReasonBadInput, FailureBadInput
+	}
+	st.End(horizon.StatusFailed, kind, rootMessage(err), workflow.Now(ctx))
+	s.handoff(ctx)
+	s.publish(ctx)
+	return nil, temporal.NewNonRetryableApplicationError(st.Reason, typ, nil, *st)
+}
+
+// rootMessage digs the activity's own message out of Temporal's wrapping.
+func rootMessage(err error) string {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return app.Error()
+	}
+	var to *temporal.TimeoutError
+	if errors.As(err, &to) {
+		return "timed out: " + to.Error()
+	}
+	return err.Error()
+}
