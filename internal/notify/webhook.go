@@ -49,7 +49,7 @@ func (w *webhook) deliver(ctx context.Context, ev Event, body []byte) (string, e
 	req.Header.Set("X-Horizon-Event", string(ev.Kind))
 	resp, err := w.client.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("POST: %w", redactErr(err, w.url))
+		return "", redactErr(err, w.url) // net/http names the method and URL
 	}
 	defer resp.Body.Close()
 	reply, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
