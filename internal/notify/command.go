@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -14,7 +15,19 @@ import (
 // command runs a shell command with the event JSON on its stdin.
 type command struct{ line string }
 
-func (c *command) name() string { return "command " + oneLine(c.line, 60) }
+// name shows the program only: the rest of a command line (a curl with a
+// token) may be a secret, and names end up in logs and workflow history.
+func (c *command) name() string {
+	f := strings.Fields(c.line)
+	if len(f) == 0 {
+		return "command"
+	}
+	name := "command " + oneLine(f[0], 60)
+	if len(f) > 1 {
+		name += " …"
+	}
+	return name
+}
 
 // deliver runs the command in its own process group; when the attempt's
 // context ends (notify.timeout) the whole group is killed, so a command
