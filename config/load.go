@@ -523,6 +523,13 @@ func (c *Config) Settings() map[string]any {
 			if key == "notify.webhook" && val != "" {
 				val = RedactURL(c.Notify.Webhook)
 			}
+			if key == "notify.command" && val != "" {
+				// The program only: its arguments may hold a token.
+				f := strings.Fields(c.Notify.Command)
+				if len(f) > 1 {
+					val = f[0] + " …"
+				}
+			}
 			if key == "notify.webhook_headers" {
 				names := []string{}
 				for _, h := range c.Notify.WebhookHeaders {

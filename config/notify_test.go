@@ -48,6 +48,7 @@ func TestNotifyAndServiceFromFileAndEnv(t *testing.T) {
 	s := c.Settings()
 	require.Equal(t, "https://hooks.example/…", s["notify.webhook"], "the webhook's path is its secret")
 	require.Equal(t, []string{"Authorization: …", "X-Title: …"}, s["notify.webhook_headers"])
+	require.Equal(t, "notify-send …", s["notify.command"], "a command's arguments may hold a token")
 }
 
 func TestNotifyAndServiceBadInput(t *testing.T) {

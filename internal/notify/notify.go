@@ -198,6 +198,21 @@ func New(cfg config.Notify, opts ...Option) (*Sender, error) {
 	return s, nil
 }
 
+// MaxDuration bounds one Send: every attempt's timeout plus the backoff
+// between attempts (receivers run concurrently). An activity that sends
+// should allow at least this long.
+func (s *Sender) MaxDuration() time.Duration {
+	total, wait := time.Duration(0), s.backoff
+	for i := 0; i < s.attempts; i++ {
+		if i > 0 {
+			total += wait
+			wait = min(wait*2, 30*time.Second)
+		}
+		total += s.timeout
+	}
+	return total
+}
+
 // Receivers names the configured receivers (secrets redacted).
 func (s *Sender) Receivers() []string {
 	out := make([]string, len(s.receivers))

@@ -347,6 +347,12 @@ func TestEventsFilter(t *testing.T) {
 	require.ErrorContains(t, err, `"lunch"`)
 }
 
+func TestMaxDuration(t *testing.T) {
+	s, err := New(cfg(func(c *config.Notify) { c.Timeout = 10 * time.Second; c.Attempts = 3 }))
+	require.NoError(t, err)
+	require.Equal(t, 10*time.Second+time.Second+10*time.Second+2*time.Second+10*time.Second, s.MaxDuration())
+}
+
 func TestNewRejectsBadConfig(t *testing.T) {
 	_, err := New(cfg(func(c *config.Notify) { c.Events = []string{"nap"} }))
 	require.ErrorContains(t, err, `"nap"`)
