@@ -39,6 +39,9 @@ type Activities struct {
 	AstGrepBin string
 	// Reader is the T2 reader model; empty BaseURL leaves T2 unavailable.
 	Reader reader.Config
+	// Engine reads runs and supervisors for the daily pass (nil on
+	// workers that do not run it).
+	Engine Engine
 	Logger zerolog.Logger
 }
 

@@ -32,6 +32,8 @@ type Config struct {
 	Reader   Reader   `mapstructure:"reader"`
 
 	Supervisor Supervisor `mapstructure:"supervisor"`
+	Notify     Notify     `mapstructure:"notify"`
+	Service    Service    `mapstructure:"service"`
 }
 
 // Supervisor configures unattended operation of a repository (`horizon
@@ -67,6 +69,53 @@ type Supervisor struct {
 	// Autonomy is the level of the runs the supervisor starts, unless a
 	// queue entry sets its own; empty means run.autonomy.
 	Autonomy horizon.Autonomy `mapstructure:"autonomy"`
+}
+
+// Notify says where horizon tells a person that something needs them or
+// happened while nobody watched: a webhook, a command, or both.
+type Notify struct {
+	// Webhook receives each event as a JSON POST (http or https URL); the
+	// body has a text field, so Slack-style and templated ntfy endpoints
+	// show it as is.
+	Webhook string `mapstructure:"webhook"`
+	// WebhookHeaders are extra request headers, each "Name: value"
+	// (for example an Authorization header).
+	WebhookHeaders []string `mapstructure:"webhook_headers"`
+	// Command is run by /bin/sh -c with the event JSON on its stdin.
+	Command string `mapstructure:"command"`
+	// Timeout bounds one delivery attempt to one receiver.
+	Timeout time.Duration `mapstructure:"timeout"`
+	// Attempts is how many times a failing receiver is tried per event.
+	Attempts int `mapstructure:"attempts"`
+	// OutageAfter is how long the engine or every model provider must be
+	// unreachable before an outage event is sent.
+	OutageAfter time.Duration `mapstructure:"outage_after"`
+	// Events lists the kinds that are sent ("all", or names from
+	// NotifyKinds); the test kind is always sent.
+	Events []string `mapstructure:"events"`
+}
+
+// NotifyKinds are the event kinds horizon can send, in the order the
+// README documents them. internal/notify defines one constant per name.
+var NotifyKinds = []string{
+	"approval_waiting", "feature_blocked", "spend_paused", "stalled",
+	"outage", "run_ended", "daily_report", "test",
+}
+
+// Configured reports whether any receiver is set.
+func (n Notify) Configured() bool { return n.Webhook != "" || n.Command != "" }
+
+// Service configures `horizon service install`: the unit that starts the
+// daemon at boot (or login).
+type Service struct {
+	// Name names the unit: <name>.service (systemd) or local.<name>
+	// (launchd).
+	Name string `mapstructure:"name"`
+	// Env names variables, besides every HORIZON_* one, whose values at
+	// install time are written into the unit: PATH so the daemon finds git,
+	// opencode and the gate's tools; a provider's API key if OpenCode needs
+	// one from the environment.
+	Env []string `mapstructure:"env"`
 }
 
 // Reader is the T2 reader: an OpenAI-compatible model asked for a

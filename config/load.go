@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -95,6 +98,15 @@ func defaults() map[string]any {
 		"supervisor.stall_attempts":        6,
 		"supervisor.catchup_window":        "24h",
 		"supervisor.autonomy":              "",
+		"notify.webhook":                   "",
+		"notify.webhook_headers":           []string{},
+		"notify.command":                   "",
+		"notify.timeout":                   "10s",
+		"notify.attempts":                  3,
+		"notify.outage_after":              "15m",
+		"notify.events":                    []string{"all"},
+		"service.name":                     "horizon",
+		"service.env":                      []string{"PATH"},
 	}
 }
 
@@ -410,7 +422,92 @@ func (c *Config) validate(src *sources) error {
 	default:
 		bad("log.level", "%q: use debug, info, warn or error", c.Log.Level)
 	}
+	c.validateNotify(bad)
+	c.validateService(bad)
 	return errors.Join(errs...)
+}
+
+func (c *Config) validateNotify(bad func(key, format string, args ...any)) {
+	n := c.Notify
+	if n.Webhook != "" {
+		u, err := url.Parse(n.Webhook)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("notify.webhook", "%q is not an http(s) URL such as https://ntfy.sh/my-topic", RedactURL(n.Webhook))
+		}
+	}
+	for _, h := range n.WebhookHeaders {
+		if _, _, err := ParseHeader(h); err != nil {
+			bad("notify.webhook_headers", "%v", err)
+		}
+	}
+	if n.Timeout <= 0 {
+		bad("notify.timeout", "%s: must be a positive duration such as 10s", n.Timeout)
+	}
+	if n.Attempts < 1 || n.Attempts > 10 {
+		bad("notify.attempts", "%d: must be between 1 and 10", n.Attempts)
+	}
+	if n.OutageAfter <= 0 {
+		bad("notify.outage_after", "%s: must be a positive duration such as 15m", n.OutageAfter)
+	}
+	for _, e := range n.Events {
+		if e != "all" && !slices.Contains(NotifyKinds, e) {
+			bad("notify.events", "%q is not an event kind; use all or some of %s", e, strings.Join(NotifyKinds, ", "))
+		}
+	}
+}
+
+// ParseHeader splits a "Name: value" header setting.
+func ParseHeader(h string) (name, value string, err error) {
+	name, value, ok := strings.Cut(h, ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.ContainsAny(name, " \t\r\n\"(),/;<=>?@[\\]{}") || strings.ContainsAny(value, "\r\n") {
+		return "", "", fmt.Errorf("%q is not a header; write it as \"Name: value\", e.g. \"Authorization: Bearer TOKEN\"", redactHeader(h))
+	}
+	return name, strings.TrimSpace(value), nil
+}
+
+// redactHeader keeps a header's name and hides its value, which is often a
+// token.
+func redactHeader(h string) string {
+	if name, _, ok := strings.Cut(h, ":"); ok {
+		return name + ": …"
+	}
+	if len(h) > 12 {
+		return h[:12] + "…"
+	}
+	return h
+}
+
+// RedactURL keeps scheme and host: a webhook's path or query is often its
+// secret (Slack, Discord).
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		if len(raw) > 12 {
+			return raw[:12] + "…"
+		}
+		return raw
+	}
+	out := u.Scheme + "://" + u.Host
+	if u.Path != "" && u.Path != "/" || u.RawQuery != "" {
+		out += "/…"
+	}
+	return out
+}
+
+var serviceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func (c *Config) validateService(bad func(key, format string, args ...any)) {
+	s := c.Service
+	if !serviceName.MatchString(s.Name) || strings.HasSuffix(s.Name, ".service") || len(s.Name) > 64 {
+		bad("service.name", "%q: use letters, digits, '.', '_' or '-' (no .service suffix), e.g. horizon", s.Name)
+	}
+	for _, e := range s.Env {
+		if !envName.MatchString(e) {
+			bad("service.env", "%q is not an environment variable name (letters, digits, '_')", e)
+		}
+	}
 }
 
 // ValidateModelName checks the provider/model shape OpenCode uses.
@@ -447,6 +544,23 @@ func (c *Config) Settings() map[string]any {
 			}
 			if strings.HasSuffix(key, "api_key") && val != "" {
 				val = "(set)"
+			}
+			if key == "notify.webhook" && val != "" {
+				val = RedactURL(c.Notify.Webhook)
+			}
+			if key == "notify.command" && val != "" {
+				// The program only: its arguments may hold a token.
+				f := strings.Fields(c.Notify.Command)
+				if len(f) > 1 {
+					val = f[0] + " …"
+				}
+			}
+			if key == "notify.webhook_headers" {
+				names := []string{}
+				for _, h := range c.Notify.WebhookHeaders {
+					names = append(names, redactHeader(h))
+				}
+				val = names
 			}
 			out[key] = val
 		}

@@ -222,6 +222,24 @@ func (p *plannedRun) prepare(ctx workflow.Context) error {
 	return p.plan(ctx, lane.Path)
 }
 
+// given takes the plan the run was started with (a supervisor's
+// decomposition of a roadmap item) instead of planning: the lead already
+// read the repository at this base, and a person approved the plan where
+// the autonomy asked for it.
+func (p *plannedRun) given(ctx workflow.Context) error {
+	st := &p.s.state
+	plan := *p.in.Plan
+	plan.Refresh()
+	st.Plan = &plan
+	if p.in.PlanApproved {
+		p.carry.Approved = append(p.carry.Approved, "plan")
+	}
+	p.rec.decide(ctx, "", fmt.Sprintf("took the supervisor's plan: %d milestones, %d features (ambiguity %s)", len(plan.Milestones), plan.Counts().Work(), plan.Ambiguity),
+		"the lead decomposed this roadmap item before the run started")
+	p.s.phase(ctx, horizon.PhaseFeatures)
+	return p.rec.save(ctx)
+}
+
 // noPlanError ends a run whose lead gave no valid plan: a failed run, not
 // an activity error.
 type noPlanError string
@@ -232,6 +250,9 @@ func (e noPlanError) Error() string { return string(e) }
 // and the decisions they are.
 func (p *plannedRun) plan(ctx workflow.Context, lanePath string) error {
 	st := &p.s.state
+	if p.in.Plan != nil {
+		return p.given(ctx)
+	}
 	p.s.phase(ctx, horizon.PhasePlanning)
 	ld := lead{runID: p.in.RunID, baseCommit: p.in.BaseCommit, model: p.setup.Lead, queue: p.setup.leadQueue(p.in.PaidQueue), limits: p.in.Limits.withDefaults()}
 	planned, problem, err := ld.plan(ctx, lanePath, p.in.Goal)

@@ -72,7 +72,7 @@ type RunInput struct {
 // be planned into milestones and features (planned.go), else a singleRun,
 // the goal as one feature through the verified-change loop (single.go).
 func RunWorkflow(ctx workflow.Context, in RunInput) (*horizon.RunState, error) {
-	s := &runStatus{state: newRunState(ctx, in), index: in.SearchAttributes, indexed: horizon.StatusRunning}
+	s := &runStatus{state: newRunState(ctx, in), index: in.SearchAttributes, indexed: horizon.StatusRunning, supervisor: in.Supervisor, told: horizon.StatusRunning}
 	if in.Planned {
 		p, err := newPlannedRun(ctx, in, s)
 		if err != nil {

@@ -22,6 +22,10 @@ type runStatus struct {
 	index bool
 	// indexed is the status last written to HorizonStatus.
 	indexed horizon.Status
+	// supervisor, when set, is told every status change (told is the
+	// last status it was told).
+	supervisor string
+	told       horizon.Status
 }
 
 // phase moves the run to phase p and shows it.
@@ -41,6 +45,19 @@ func (s *runStatus) publish(ctx workflow.Context) {
 		}
 		s.indexed = s.state.Status
 	}
+	if s.supervisor != "" && s.state.Status != s.told {
+		s.tell(ctx)
+	}
+}
+
+// tell signals the run's supervisor its new status. Not awaited: a
+// supervisor that is gone (stopped) must not hold or fail the run; it
+// catches up from the run's state when it comes back.
+func (s *runStatus) tell(ctx workflow.Context) {
+	s.told = s.state.Status
+	workflow.SignalExternalWorkflow(ctx, s.supervisor, "", SignalRunStatus, RunStatusSignal{
+		RunID: s.state.RunID, Status: s.state.Status, Reason: s.state.Reason,
+	})
 }
 
 // waitIn is every wait of a run: it shows the run in phase with reason,

@@ -98,6 +98,8 @@ Exit codes: 0 accepted/ok, 1 run ended otherwise, 2 bad usage or input,
 	root.AddCommand(
 		a.startCmd(), a.statusCmd(), a.listCmd(), a.cancelCmd(), a.resumeCmd(), a.uiCmd(),
 		a.doctorCmd(), a.versionCmd(), a.serverCmd(), a.workerCmd(), a.stopCmd(), a.demoCmd(), a.gateCmd(), a.modelsCmd(), a.setCeilingCmd(), a.pauseCmd(), a.planCmd(), a.unblockCmd(), a.approveCmd(), a.fakeModelCmd(), a.historyCmd(),
+		a.serviceCmd(),
+		a.notifyCmd(),
 	)
 	return root
 }
