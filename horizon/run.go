@@ -231,6 +231,9 @@ type RunState struct {
 	// Histories counts the workflow histories the run has spanned
 	// (continue-as-new starts a fresh one with this state).
 	Histories int `json:"histories,omitempty"`
+	// Stalled is set by the daily pass: the run's goals that burned
+	// attempts without progress. The run keeps going; this is for a person.
+	Stalled []Stall `json:"stalled,omitempty"`
 	// Planning is what the lead's sessions (planning, decompositions) cost;
 	// Usage includes it.
 	Planning Usage `json:"planning,omitzero"`

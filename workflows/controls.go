@@ -36,7 +36,32 @@ func registerControls(ctx workflow.Context, s *runStatus, forward func(workflow.
 		workflow.UpdateHandlerOptions{Validator: c.validateDayCeiling}); err != nil {
 		return fmt.Errorf("register set-day-ceiling update: %w", err)
 	}
+	workflow.Go(ctx, c.receiveStalled)
 	return nil
+}
+
+// receiveStalled takes the daily pass's stall flags: the run shows them
+// (status, HorizonStalled) and keeps going; its supervisor is told, so
+// the roadmap item reads stalled.
+func (c *controls) receiveStalled(ctx workflow.Context) {
+	ch := workflow.GetSignalChannel(ctx, SignalStalled)
+	for {
+		var sig StalledSignal
+		ch.Receive(ctx, &sig)
+		st := &c.s.state
+		st.Stalled = sig.Stalls
+		if c.s.index {
+			if err := workflow.UpsertTypedSearchAttributes(ctx, SearchStalled.ValueSet(len(sig.Stalls) > 0)); err != nil {
+				workflow.GetLogger(ctx).Warn("upsert HorizonStalled", "Error", err)
+			}
+		}
+		if c.s.supervisor != "" && len(sig.Stalls) > 0 {
+			workflow.SignalExternalWorkflow(ctx, c.s.supervisor, "", SignalRunStatus, RunStatusSignal{
+				RunID: st.RunID, Status: st.Status, Reason: st.Reason, Stalled: sig.Stalls[0].Detail,
+			})
+		}
+		c.s.publish(ctx)
+	}
 }
 
 func (c *controls) status() (*horizon.RunState, error) { return &c.s.state, nil }

@@ -24,7 +24,11 @@
 // has are controls.go.
 package workflows
 
-import "go.temporal.io/sdk/temporal"
+import (
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
 
 // Names shared by workflows, the worker and the CLI.
 const (
@@ -76,6 +80,8 @@ const (
 	// SignalDecompose asks a supervisor to decompose roadmap items ahead
 	// (the nightly schedule).
 	SignalDecompose = "decompose"
+	// SignalStalled flags a run's stalled goals (StalledSignal).
+	SignalStalled = "stalled"
 	// DecomposeWorkflowName is the nightly schedule's workflow: it asks a
 	// supervisor to decompose ahead.
 	DecomposeWorkflowName = "DecomposeWorkflow"
@@ -92,7 +98,39 @@ const (
 var (
 	SearchRepo   = temporal.NewSearchAttributeKeyKeyword("HorizonRepo")
 	SearchStatus = temporal.NewSearchAttributeKeyKeyword("HorizonStatus")
+	// SearchStalled is set on a run the daily pass found stalled.
+	SearchStalled = temporal.NewSearchAttributeKeyBool("HorizonStalled")
 )
+
+// SearchAttributeTypes are horizon's search attributes, for the daemon to
+// register with the engine.
+func SearchAttributeTypes() map[string]enumspb.IndexedValueType {
+	return map[string]enumspb.IndexedValueType{
+		SearchRepo.GetName():    enumspb.INDEXED_VALUE_TYPE_KEYWORD,
+		SearchStatus.GetName():  enumspb.INDEXED_VALUE_TYPE_KEYWORD,
+		SearchStalled.GetName(): enumspb.INDEXED_VALUE_TYPE_BOOL,
+	}
+}
+
+// Registry is where workflows are registered: a worker or a replayer.
+type Registry interface {
+	RegisterWorkflowWithOptions(w any, options workflow.RegisterOptions)
+}
+
+// Register registers every workflow type under its name, so the daemon,
+// remote workers and the replay tests know the same set.
+func Register(r Registry) {
+	for name, fn := range map[string]any{
+		RunWorkflowName:        RunWorkflow,
+		PlanWorkflowName:       PlanWorkflow,
+		FeatureWorkflowName:    FeatureWorkflow,
+		SupervisorWorkflowName: SupervisorWorkflow,
+		DecomposeWorkflowName:  DecomposeWorkflow,
+		DailyPassWorkflowName:  DailyPassWorkflow,
+	} {
+		r.RegisterWorkflowWithOptions(fn, workflow.RegisterOptions{Name: name})
+	}
+}
 
 // Failure types of a RunWorkflow that ends without an accepted change. The
 // failure's details hold the final horizon.RunState.

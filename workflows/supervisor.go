@@ -51,6 +51,8 @@ type RunStatusSignal struct {
 	RunID  string
 	Status horizon.Status
 	Reason string
+	// Stalled, when set, says the daily pass found the run stalled.
+	Stalled string
 }
 
 // QueueMove is the argument of UpdateQueueMove.
@@ -417,7 +419,16 @@ func (s *supervisor) handleStatuses(ctx workflow.Context) error {
 		sig := s.statuses[0]
 		s.statuses = s.statuses[1:]
 		r, ok := s.st.Run(sig.RunID)
-		if !ok || r.Status == sig.Status || r.Status == horizon.StatusCompleted {
+		if !ok || r.Status == horizon.StatusCompleted {
+			continue
+		}
+		if sig.Stalled != "" {
+			if r.Item != "" {
+				s.recordItem(ctx, horizon.ItemRecord{Item: r.Item, Stage: horizon.StageStalled, RunID: r.RunID, Reason: sig.Stalled})
+			}
+			continue
+		}
+		if r.Status == sig.Status {
 			continue
 		}
 		r.Status, r.Reason = sig.Status, sig.Reason

@@ -78,7 +78,7 @@ func HandBackOrphanedActivities(ctx context.Context, c client.Client, namespace,
 	}
 }
 
-// RegisterSearchAttributes adds HorizonRepo and HorizonStatus to the
+// RegisterSearchAttributes adds horizon's search attributes to the
 // namespace. Registration is done at runtime because an existing database
 // ignores attributes declared at creation; an attribute that already
 // exists is fine.
@@ -87,11 +87,9 @@ func RegisterSearchAttributes(ctx context.Context, c client.Client, namespace st
 	if err != nil {
 		return fmt.Errorf("list search attributes: %w", err)
 	}
-	want := map[string]enumspb.IndexedValueType{}
-	for _, k := range []string{workflows.SearchRepo.GetName(), workflows.SearchStatus.GetName()} {
-		if _, ok := have.GetCustomAttributes()[k]; !ok {
-			want[k] = enumspb.INDEXED_VALUE_TYPE_KEYWORD
-		}
+	want := workflows.SearchAttributeTypes()
+	for k := range have.GetCustomAttributes() {
+		delete(want, k)
 	}
 	if len(want) == 0 {
 		return nil

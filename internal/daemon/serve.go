@@ -9,12 +9,11 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/horizon/horizon/activities"
+	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/internal/agent"
 	"github.com/horizon/horizon/internal/engine"
@@ -74,10 +73,7 @@ func Serve(ctx context.Context, o Options) error {
 			DBPath: paths.DB(), Port: cfg.Temporal.Port, UIPort: uiPort, Namespace: cfg.Temporal.Namespace,
 			Retention: time.Duration(cfg.Engine.RetentionDays) * 24 * time.Hour, Synchronous: cfg.Engine.SQLiteSynchronous,
 			Logger: log,
-			SearchAttributes: map[string]enumspb.IndexedValueType{
-				workflows.SearchRepo.GetName():   enumspb.INDEXED_VALUE_TYPE_KEYWORD,
-				workflows.SearchStatus.GetName(): enumspb.INDEXED_VALUE_TYPE_KEYWORD,
-			},
+			SearchAttributes: workflows.SearchAttributeTypes(),
 		})
 		if err != nil {
 			return err
@@ -107,6 +103,7 @@ func Serve(ctx context.Context, o Options) error {
 	acts := &activities.Activities{
 		Home: cfg.Home, Sessions: sessions, GateAllowEnv: cfg.Gate.AllowEnv, AstGrepBin: cfg.Agent.AstGrepBin, Logger: log,
 		Reader: reader.Config{BaseURL: cfg.Reader.BaseURL, Model: cfg.Reader.Model, APIKey: cfg.Reader.APIKey},
+		Engine: core.Reader{Client: c, Namespace: cfg.Temporal.Namespace},
 	}
 	w := worker.New(c, cfg.Temporal.TaskQueue, worker.Options{
 		Identity:          identity,
@@ -115,9 +112,7 @@ func Serve(ctx context.Context, o Options) error {
 		// A handful at a time keeps a laptop usable.
 		MaxConcurrentActivityExecutionSize: 8,
 	})
-	w.RegisterWorkflowWithOptions(workflows.RunWorkflow, workflow.RegisterOptions{Name: workflows.RunWorkflowName})
-	w.RegisterWorkflowWithOptions(workflows.PlanWorkflow, workflow.RegisterOptions{Name: workflows.PlanWorkflowName})
-	w.RegisterWorkflowWithOptions(workflows.FeatureWorkflow, workflow.RegisterOptions{Name: workflows.FeatureWorkflowName})
+	workflows.Register(w)
 	w.RegisterActivityWithOptions(acts, activity.RegisterOptions{})
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)

@@ -1,0 +1,276 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/horizon/horizon/activities"
+	"github.com/horizon/horizon/horizon"
+)
+
+// repoWorld scripts a supervised repository: the roadmap at the base tip,
+// horizon/roadmap's tip, the lead's decompositions and the runs' outcomes.
+type repoWorld struct {
+	t       *testing.T
+	mu      sync.Mutex
+	roadmap string
+	tip     string
+	// outcome of a run by goal (default completed)
+	outcome map[string]horizon.Status
+	// what happened
+	decomposed []string // goals the lead planned
+	runs       []RunInput
+	landed     []activities.AdvanceInput
+	readErr    int // ReadRoadmap calls to fail before answering
+}
+
+func newRepoWorld(t *testing.T, roadmap string) *repoWorld {
+	return &repoWorld{t: t, roadmap: roadmap, tip: "c0", outcome: map[string]horizon.Status{}}
+}
+
+// fakeRun stands for RunWorkflow: it tells its supervisor its outcome as
+// a real run does (SignalRunStatus) and ends.
+func (w *repoWorld) fakeRun(ctx workflow.Context, in RunInput) (*horizon.RunState, error) {
+	w.mu.Lock()
+	w.runs = append(w.runs, in)
+	out, ok := w.outcome[in.Goal]
+	w.mu.Unlock()
+	if !ok {
+		out = horizon.StatusCompleted
+	}
+	if err := workflow.Sleep(ctx, time.Hour); err != nil {
+		return nil, err
+	}
+	_ = workflow.SignalExternalWorkflow(ctx, in.Supervisor, "", SignalRunStatus, RunStatusSignal{RunID: in.RunID, Status: out}).Get(ctx, nil)
+	return &horizon.RunState{RunID: in.RunID, Status: out}, nil
+}
+
+// fakePlan stands for PlanWorkflow: one milestone, one feature per goal.
+func (w *repoWorld) fakePlan(ctx workflow.Context, in PlanInput) (*PlanResult, error) {
+	w.mu.Lock()
+	w.decomposed = append(w.decomposed, in.Goal)
+	w.mu.Unlock()
+	title := strings.SplitN(in.Goal, "\n", 2)[0]
+	return &PlanResult{Tries: 1, Plan: horizon.Plan{Goal: in.Goal, Milestones: []horizon.Milestone{{
+		ID: "m1", Title: title, Features: []horizon.Feature{{ID: "f1", Title: title, Kind: horizon.KindBounded, Acceptance: []string{"done"}, Status: horizon.FeaturePending}},
+	}}}}, nil
+}
+
+func (w *repoWorld) env(s *testsuite.WorkflowTestSuite) *testsuite.TestWorkflowEnvironment {
+	e := s.NewTestWorkflowEnvironment()
+	e.RegisterWorkflowWithOptions(SupervisorWorkflow, workflow.RegisterOptions{Name: SupervisorWorkflowName})
+	e.RegisterWorkflowWithOptions(w.fakeRun, workflow.RegisterOptions{Name: RunWorkflowName})
+	e.RegisterWorkflowWithOptions(w.fakePlan, workflow.RegisterOptions{Name: PlanWorkflowName})
+	e.RegisterActivity(&activities.Activities{})
+	e.OnActivity(a.SyncRoadmap, mock.Anything, mock.Anything).Return(func(context.Context, activities.RoadmapInput) (activities.SyncOutput, error) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return activities.SyncOutput{Action: activities.SyncUpToDate, Tip: w.tip, Base: "c0"}, nil
+	})
+	e.OnActivity(a.ReadRoadmap, mock.Anything, mock.Anything).Return(func(context.Context, activities.RoadmapInput) (activities.RoadmapText, error) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.readErr > 0 {
+			w.readErr--
+			return activities.RoadmapText{}, errors.New("git: index.lock exists")
+		}
+		return activities.RoadmapText{Commit: "c0", Found: w.roadmap != "", Text: w.roadmap}, nil
+	})
+	e.OnActivity(a.AdvanceRoadmap, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.AdvanceInput) (string, error) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.landed = append(w.landed, in)
+		w.tip = "tip-" + in.Run
+		return w.tip, nil
+	})
+	return e
+}
+
+func supervisorInput() SupervisorInput {
+	return SupervisorInput{
+		ID: "supervisor-abcdef12", Repo: "/repo", Base: "main", Roadmap: ".horizon/roadmap.md",
+		Autonomy: horizon.AutonomyFull, DecomposeAhead: 2, Poll: 10 * time.Minute,
+		Run: RunInput{Model: "fake/m"},
+	}
+}
+
+// stopAfter stops the supervisor once d of workflow time has passed.
+func stopAfter(e *testsuite.TestWorkflowEnvironment, d time.Duration) {
+	e.RegisterDelayedCallback(func() {
+		e.UpdateWorkflow(UpdateStop, "stop", &testsuite.TestUpdateCallback{
+			OnReject: func(err error) { panic(err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
+		})
+	}, d)
+}
+
+func supervisorResult(t *testing.T, e *testsuite.TestWorkflowEnvironment) horizon.SupervisorState {
+	t.Helper()
+	require.True(t, e.IsWorkflowCompleted())
+	require.NoError(t, e.GetWorkflowError())
+	var st horizon.SupervisorState
+	require.NoError(t, e.GetWorkflowResult(&st))
+	return st
+}
+
+func TestSupervisorRunsTheRoadmapInOrderOnItsOwnBranch(t *testing.T) {
+	w := newRepoWorld(t, "# Roadmap\n- [ ] Parse dates\n  in ISO 8601\n- [x] Done by hand\n- [ ] Add CSV export\n- [ ] Skip holidays {#holidays}\n")
+	var s testsuite.WorkflowTestSuite
+	e := w.env(&s)
+	stopAfter(e, 48*time.Hour)
+	e.ExecuteWorkflow(SupervisorWorkflowName, supervisorInput())
+	st := supervisorResult(t, e)
+
+	require.Equal(t, []string{"Parse dates\n\nin ISO 8601", "Add CSV export", "Skip holidays"}, goalsFirstLines(w.decomposed, 3))
+	require.Len(t, w.runs, 3, "each item runs once")
+	from := "c0"
+	for i, in := range w.runs {
+		require.True(t, in.Planned)
+		require.NotNil(t, in.Plan, "the run takes the supervisor's plan")
+		require.True(t, in.PlanApproved)
+		require.Equal(t, activities.RoadmapBranch, in.BaseRef)
+		require.Equal(t, from, in.BaseCommit, "run %d starts from the tip the one before landed", i+1)
+		require.Equal(t, st.ID, in.Supervisor)
+		require.Equal(t, from, w.landed[i].From)
+		require.Equal(t, in.RunID, w.landed[i].Run)
+		from = "tip-" + in.RunID
+	}
+	require.Equal(t, from, st.Tip)
+	require.Len(t, st.Items, 3)
+	for _, r := range st.Items {
+		require.Equal(t, horizon.StageDone, r.Stage, r.Item)
+		require.NotEmpty(t, r.RunID)
+	}
+	require.Equal(t, "holidays", st.Items[2].Item)
+	require.Equal(t, horizon.SupervisorStopped, st.Status)
+	require.Zero(t, st.Queue.Len())
+}
+
+// goalsFirstLines keeps the decomposed goals comparable: title, a blank
+// line and the details, as RoadmapItem.Goal makes them.
+func goalsFirstLines(goals []string, n int) []string {
+	require.Len(&testing.T{}, goals, n)
+	return goals
+}
+
+func TestSupervisorPersonsGoalsAndApprovals(t *testing.T) {
+	w := newRepoWorld(t, "- [ ] Item one\n- [ ] Item two\n- [ ] Item three\n")
+	w.outcome["Item one"] = horizon.StatusBlocked
+	var s testsuite.WorkflowTestSuite
+	e := w.env(&s)
+	in := supervisorInput()
+	in.Autonomy = horizon.AutonomySemi
+	noop := &testsuite.TestUpdateCallback{OnReject: func(err error) { panic(err) }, OnAccept: func() {}, OnComplete: func(any, error) {}}
+	var refused error
+	// The nightly schedule asks for two ahead; both wait for approval.
+	e.RegisterDelayedCallback(func() { e.SignalWorkflow(SignalDecompose, 2) }, time.Minute)
+	e.RegisterDelayedCallback(func() {
+		e.UpdateWorkflow(UpdateQueueAdd, "add", noop, horizon.QueueEntry{Goal: "Fix the flaky test"})
+		e.UpdateWorkflow(UpdateApprove, "bad", &testsuite.TestUpdateCallback{
+			OnReject: func(err error) { refused = err }, OnAccept: func() {}, OnComplete: func(any, error) {},
+		}, Approve{Subject: "q99"})
+	}, 30*time.Minute)
+	e.RegisterDelayedCallback(func() {
+		e.UpdateWorkflow(UpdateApprove, "ok1", noop, Approve{Subject: "q1"})
+		e.UpdateWorkflow(UpdateApprove, "ok2", noop, Approve{Subject: "q2"})
+	}, 5*time.Hour)
+	stopAfter(e, 24*time.Hour)
+	e.ExecuteWorkflow(SupervisorWorkflowName, in)
+	st := supervisorResult(t, e)
+
+	require.ErrorContains(t, refused, "q99")
+	var goals []string
+	for _, r := range w.runs {
+		goals = append(goals, r.Goal)
+	}
+	// The person's goal ran first (plans waited for approval), then the
+	// approved plans; item one's blocked run did not stop item two.
+	require.Equal(t, []string{"Fix the flaky test", "Item one", "Item two", "Item three"}, goals)
+	require.Equal(t, horizon.AutonomySemi, w.runs[1].Autonomy)
+	require.True(t, w.runs[1].PlanApproved)
+	rec, _ := st.Items.Find(horizon.RoadmapItemID("Item one"))
+	require.Equal(t, horizon.StageBlocked, rec.Stage)
+	rec, _ = st.Items.Find(horizon.RoadmapItemID("Item two"))
+	require.Equal(t, horizon.StageDone, rec.Stage)
+	require.Len(t, w.landed, 3, "a blocked run lands nothing")
+}
+
+func TestSupervisorWaitsOnABadRoadmap(t *testing.T) {
+	w := newRepoWorld(t, "- [ ] good\n-[ ] bad\n")
+	var s testsuite.WorkflowTestSuite
+	e := w.env(&s)
+	var waiting string
+	e.RegisterDelayedCallback(func() {
+		v, err := e.QueryWorkflow(QueryStatus)
+		require.NoError(t, err)
+		var st horizon.SupervisorState
+		require.NoError(t, v.Get(&st))
+		waiting = st.Waiting
+	}, time.Hour)
+	stopAfter(e, 2*time.Hour)
+	e.ExecuteWorkflow(SupervisorWorkflowName, supervisorInput())
+	st := supervisorResult(t, e)
+	require.Empty(t, w.decomposed, "nothing is decomposed from a roadmap with an error")
+	require.Contains(t, waiting, ".horizon/roadmap.md:2")
+	require.Contains(t, st.RoadmapError, ".horizon/roadmap.md:2")
+}
+
+// TestSupervisorLivesForMonths drives three months of a person adding a
+// goal a day: the supervisor continues as new within its loop bound, and
+// the queue, the records and the branch tip travel intact.
+func TestSupervisorLivesForMonths(t *testing.T) {
+	w := newRepoWorld(t, "")
+	in := supervisorInput()
+	in.LoopsPerHistory = 60
+	days, histories, added := 90, 0, 0
+	for elapsed := time.Duration(0); elapsed < time.Duration(days)*24*time.Hour; {
+		var s testsuite.WorkflowTestSuite
+		e := w.env(&s)
+		start := elapsed
+		for d := 24 * time.Hour; start+d < time.Duration(days)*24*time.Hour && d < 40*24*time.Hour; d += 24 * time.Hour {
+			goal := fmt.Sprintf("goal of day %d", (start+d)/(24*time.Hour))
+			e.RegisterDelayedCallback(func() {
+				e.UpdateWorkflow(UpdateQueueAdd, goal, &testsuite.TestUpdateCallback{
+					OnReject: func(error) {}, OnAccept: func() {}, OnComplete: func(any, error) {},
+				}, horizon.QueueEntry{Goal: goal})
+			}, d)
+		}
+		e.ExecuteWorkflow(SupervisorWorkflowName, in)
+		require.True(t, e.IsWorkflowCompleted())
+		histories++
+		var can *workflow.ContinueAsNewError
+		err := e.GetWorkflowError()
+		if !errors.As(err, &can) {
+			require.NoError(t, err)
+			break
+		}
+		var next SupervisorInput
+		require.NoError(t, converterFrom(can, &next))
+		require.NotNil(t, next.Carry)
+		require.Equal(t, histories+next.Carry.Histories-histories, next.Carry.Histories)
+		in = next
+		elapsed = next.Carry.UpdatedAt.Sub(time.Time{}) // advanced below
+		elapsed = time.Duration(len(w.runs)) * 24 * time.Hour
+		added = len(w.runs)
+		if histories > 200 {
+			t.Fatal("no end in sight")
+		}
+	}
+	require.Greater(t, histories, 5, "a supervisor of three months spans several histories")
+	require.GreaterOrEqual(t, added, days-2, "every day's goal ran once")
+	seen := map[string]bool{}
+	for _, r := range w.runs {
+		require.False(t, seen[r.Goal], "%s ran twice", r.Goal)
+		seen[r.Goal] = true
+	}
+	require.Equal(t, "tip-"+w.runs[len(w.runs)-1].RunID, w.tip)
+}
