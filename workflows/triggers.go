@@ -12,11 +12,8 @@ func (r *run) card() ladder.Card {
 }
 
 func card(id, kind string, paths []string) ladder.Card {
-	k := ladder.Kind(kind)
-	if k == "" {
-		k = ladder.KindBounded
-	}
-	return ladder.Card{ID: id, Kind: k, AllowPaths: paths}
+	k := horizon.FeatureKind(kind)
+	return ladder.Card{ID: id, Mechanical: k == horizon.KindMechanical, Open: k == horizon.KindOpen, AllowPaths: paths}
 }
 
 // entry maps an attempt onto the ladder's ledger entry; the caller sets
