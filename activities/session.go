@@ -133,7 +133,7 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 		warnings []string
 		perr     error
 	)
-	if in.Role == "auditor" {
+	if in.Role == horizon.RoleAuditor {
 		var au horizon.Audit
 		au, warnings, perr = agent.ParseAudit(res.Text)
 		if perr == nil {

@@ -48,7 +48,7 @@ func ParseReport(text string) (horizon.Report, []string, error) {
 	var warnings []string
 	switch {
 	case r.Status == horizon.ReportBlocked && (r.Blocker == nil || r.Blocker.Type == "" || r.Blocker.Evidence == ""):
-		return horizon.Report{}, nil, protoErr(kind, `status "blocked" needs a blocker with a non-empty type and evidence`)
+		return horizon.Report{}, nil, protoErr(kind, fmt.Sprintf("status %q needs a blocker with a non-empty type and evidence", horizon.ReportBlocked))
 	case r.Status != horizon.ReportBlocked && r.Blocker != nil:
 		warnings = append(warnings, fmt.Sprintf("blocker given with status %q; ignored by the status", r.Status))
 	}
