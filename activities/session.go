@@ -2,7 +2,6 @@ package activities
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -130,36 +129,30 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 		}
 		return out, nil
 	}
-	if in.Role == "auditor" {
-		au, perr := agent.ParseAudit(res.Text)
-		if perr != nil {
-			out.ProtocolError = perr.Error()
-		} else if err := convert(au, &out.Audit); err != nil {
-			out.ProtocolError = err.Error()
+	var (
+		warnings []string
+		perr     error
+	)
+	if in.Role == horizon.RoleAuditor {
+		var au horizon.Audit
+		au, warnings, perr = agent.ParseAudit(res.Text)
+		if perr == nil {
+			out.Audit = &au
 		}
 	} else {
-		rep, perr := agent.ParseReport(res.Text)
-		if perr != nil {
-			out.ProtocolError = perr.Error()
-		} else if err := convert(rep, &out.Report); err != nil {
-			out.ProtocolError = err.Error()
+		var rep horizon.Report
+		rep, warnings, perr = agent.ParseReport(res.Text)
+		if perr == nil {
+			out.Report = &rep
 		}
 	}
+	if perr != nil {
+		out.ProtocolError = perr.Error()
+	}
+	if len(warnings) > 0 {
+		log.Warn("protocol block accepted with remarks", "Role", in.Role, "Attempt", in.Attempt, "Warnings", warnings)
+	}
 	return out, nil
-}
-
-// convert moves a parsed protocol block into the domain type through its
-// JSON form: both follow the protocol's field names, so neither package
-// depends on the other's structs.
-func convert(from, to any) error {
-	b, err := json.Marshal(from)
-	if err != nil {
-		return fmt.Errorf("protocol block: %w", err)
-	}
-	if err := json.Unmarshal(b, to); err != nil {
-		return fmt.Errorf("protocol block: %w", err)
-	}
-	return nil
 }
 
 func transcript(in SessionInput, prompt string, res agent.SessionResult) string {
@@ -201,13 +194,9 @@ func classifySessionError(err error) error {
 // validPlan parses the lead's horizon-plan block and validates it as a
 // plan of goal; the error names every problem, for the lead's next try.
 func validPlan(goal, text string) (horizon.Plan, error) {
-	pl, err := agent.ParsePlan(text)
+	block, _, err := agent.ParsePlan(text)
 	if err != nil {
 		return horizon.Plan{}, err
-	}
-	var block horizon.PlanBlock
-	if err := json.Unmarshal(pl.Raw, &block); err != nil {
-		return horizon.Plan{}, fmt.Errorf("the horizon-plan block is not valid JSON: %w", err)
 	}
 	return horizon.PlanFromBlock(goal, block)
 }

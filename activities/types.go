@@ -93,8 +93,8 @@ type SessionInput struct {
 	RunID      string
 	Feature    string
 	Attempt    int
-	Role       string // "worker", "auditor", "explorer" (read-only retrieval) or "lead" (read-only planning)
-	Goal       string // lead: the goal the plan is validated against
+	Role       horizon.Role // worker, auditor, explorer (read-only retrieval) or lead (read-only planning)
+	Goal       string       // lead: the goal the plan is validated against
 	Lane       string
 	BaseCommit string // the auditor's diff is taken against it
 	Model      string

@@ -160,8 +160,12 @@ type Temporal struct {
 	Namespace string `mapstructure:"namespace"`
 	Port      int    `mapstructure:"port"`
 	TaskQueue string `mapstructure:"task_queue"`
-	APIKey    string `mapstructure:"api_key"`
-	TLS       TLS    `mapstructure:"tls"`
+	// APIKey is presented to a remote engine; for another machine's (or
+	// home's) embedded engine it is that home's engine.token. APIKeyFile,
+	// used when APIKey is empty, is a file holding it.
+	APIKey     string `mapstructure:"api_key"`
+	APIKeyFile string `mapstructure:"api_key_file"`
+	TLS        TLS    `mapstructure:"tls"`
 }
 
 // TLS files for a remote cluster (mTLS when Cert and Key are set).

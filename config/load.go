@@ -57,6 +57,7 @@ func defaults() map[string]any {
 		"temporal.port":                    7233,
 		"temporal.task_queue":              "horizon",
 		"temporal.api_key":                 "",
+		"temporal.api_key_file":            "",
 		"temporal.tls.cert":                "",
 		"temporal.tls.key":                 "",
 		"temporal.tls.ca":                  "",

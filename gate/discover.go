@@ -1,13 +1,16 @@
 package gate
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Gate is a command whose exit status judges a change: 0 is pass.
@@ -39,6 +42,9 @@ type detector struct {
 	looked  string // how the marker is named in ErrNoGate
 	command []string
 	match   func(dir string) bool
+	// choose, when set, picks the command for a matching directory
+	// (instead of command).
+	choose func(dir string) []string
 }
 
 var detectors = []detector{
@@ -48,9 +54,9 @@ var detectors = []detector{
 		match:   func(dir string) bool { return isFile(filepath.Join(dir, "go.mod")) },
 	},
 	{
-		looked:  "pyproject.toml, pytest.ini, setup.cfg, tox.ini or test_*.py (python3 -m pytest)",
-		command: []string{"python3", "-m", "pytest"},
-		match:   isPython,
+		looked: "pyproject.toml, pytest.ini, setup.cfg, tox.ini or test_*.py (.venv/venv python -m pytest, pytest, python3 -m pytest)",
+		match:  isPython,
+		choose: pytestCommand,
 	},
 	{
 		looked:  "package.json with scripts.test (npm test)",
@@ -66,7 +72,7 @@ var detectors = []detector{
 
 // Discover finds the gate of dir: the first of ScriptPaths that exists, else
 // a command detected from the ecosystem (go.mod → go test ./...; pyproject.toml,
-// pytest.ini, setup.cfg, tox.ini or test_*.py → python3 -m pytest;
+// pytest.ini, setup.cfg, tox.ini or test_*.py → pytest, see pytestCommand;
 // package.json with a scripts.test → npm test; Cargo.toml → cargo test, in
 // that order).
 //
@@ -108,6 +114,9 @@ func Discover(dir string) (Gate, error) {
 		looked = append(looked, d.looked)
 		if d.match(abs) {
 			cmd := append([]string(nil), d.command...)
+			if d.choose != nil {
+				cmd = d.choose(abs)
+			}
 			return Gate{Command: cmd, Source: "detected: " + strings.Join(cmd, " ")}, nil
 		}
 	}
@@ -157,6 +166,51 @@ func isPython(dir string) bool {
 		}
 	}
 	return false
+}
+
+// VenvDirs are the project virtualenvs pytestCommand looks in, in order.
+var VenvDirs = []string{".venv", "venv"}
+
+// pytestProbeTimeout bounds the "import pytest" check of a virtualenv's
+// interpreter; a healthy interpreter answers in well under a second.
+const pytestProbeTimeout = 15 * time.Second
+
+// pytestCommand picks how to run pytest in dir: the project's virtualenv
+// interpreter (.venv, then venv) when it can import pytest, since that is
+// where the project's own dependencies are; else a pytest executable on
+// PATH (a distribution's pytest, such as Debian's /usr/bin/pytest, runs
+// under its own interpreter, which a bare python3 need not be); else
+// python3 -m pytest, whose "No module named pytest" at least says what is
+// missing. The virtualenv's interpreter is named relative to dir, so the
+// command works in any checkout of the same tree that carries the
+// virtualenv.
+func pytestCommand(dir string) []string {
+	for _, venv := range VenvDirs {
+		for _, py := range []string{"python", "python3"} {
+			rel := filepath.Join(venv, "bin", py)
+			if canImportPytest(filepath.Join(dir, rel)) {
+				return []string{"./" + filepath.ToSlash(rel), "-m", "pytest"}
+			}
+		}
+	}
+	if _, err := exec.LookPath("pytest"); err == nil {
+		return []string{"pytest"}
+	}
+	return []string{"python3", "-m", "pytest"}
+}
+
+// canImportPytest reports whether the interpreter at py exists, is
+// executable and imports pytest.
+func canImportPytest(py string) bool {
+	st, err := os.Stat(py)
+	if err != nil || st.IsDir() || st.Mode().Perm()&0o111 == 0 {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), pytestProbeTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, py, "-c", "import pytest")
+	cmd.Dir = filepath.Dir(py)
+	return cmd.Run() == nil
 }
 
 func hasNpmTest(dir string) bool {

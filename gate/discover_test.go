@@ -1,10 +1,13 @@
 package gate
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -84,6 +87,9 @@ func TestDiscover(t *testing.T) {
 			errHas:  []string{".horizon/verify.sh", "chmod +x"},
 		},
 	}
+	// No pytest on PATH, so Python projects get python3 -m pytest (see
+	// TestDiscoverPytest for the other choices).
+	t.Setenv("PATH", t.TempDir())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -113,6 +119,80 @@ func TestDiscover(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fakePython is an interpreter that imports pytest only when told to.
+func fakePython(hasPytest bool) string {
+	if hasPytest {
+		return "#!/bin/sh\n[ \"$1 $2\" = \"-c import pytest\" ] && exit 0\nexit 3\n"
+	}
+	return "#!/bin/sh\necho \"ModuleNotFoundError: No module named 'pytest'\" >&2\nexit 1\n"
+}
+
+// A Python project's pytest runs under the project's virtualenv when that
+// can import pytest, else the pytest on PATH, else python3 -m pytest.
+func TestDiscoverPytest(t *testing.T) {
+	venvPy := func(rel string, hasPytest bool) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) { writeFile(t, dir, rel, fakePython(hasPytest), 0o755) }
+	}
+	tests := []struct {
+		name       string
+		project    []func(t *testing.T, dir string)
+		pytestPATH bool // a pytest executable on PATH
+		want       []string
+	}{
+		{name: "nothing: python3 -m pytest", want: []string{"python3", "-m", "pytest"}},
+		{name: "pytest on PATH", pytestPATH: true, want: []string{"pytest"}},
+		{name: ".venv with pytest wins over PATH", project: []func(*testing.T, string){venvPy(".venv/bin/python", true)}, pytestPATH: true, want: []string{"./.venv/bin/python", "-m", "pytest"}},
+		{name: "venv with pytest", project: []func(*testing.T, string){venvPy("venv/bin/python", true)}, want: []string{"./venv/bin/python", "-m", "pytest"}},
+		{name: "venv with only python3", project: []func(*testing.T, string){venvPy("venv/bin/python3", true)}, want: []string{"./venv/bin/python3", "-m", "pytest"}},
+		{name: ".venv before venv", project: []func(*testing.T, string){venvPy(".venv/bin/python", true), venvPy("venv/bin/python", true)}, want: []string{"./.venv/bin/python", "-m", "pytest"}},
+		{name: ".venv without pytest falls to venv", project: []func(*testing.T, string){venvPy(".venv/bin/python", false), venvPy("venv/bin/python", true)}, want: []string{"./venv/bin/python", "-m", "pytest"}},
+		{name: ".venv without pytest falls to PATH", project: []func(*testing.T, string){venvPy(".venv/bin/python", false)}, pytestPATH: true, want: []string{"pytest"}},
+		{name: ".venv without pytest, none on PATH", project: []func(*testing.T, string){venvPy(".venv/bin/python", false)}, want: []string{"python3", "-m", "pytest"}},
+		{
+			name: "interpreter without execute bit is skipped",
+			project: []func(*testing.T, string){func(t *testing.T, dir string) {
+				writeFile(t, dir, ".venv/bin/python", fakePython(true), 0o644)
+			}},
+			pytestPATH: true,
+			want:       []string{"pytest"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bin := t.TempDir()
+			if tt.pytestPATH {
+				writeFile(t, bin, "pytest", okScript, 0o755)
+			}
+			t.Setenv("PATH", bin)
+			dir := t.TempDir()
+			writeFile(t, dir, "pyproject.toml", "", 0o644)
+			for _, s := range tt.project {
+				s(t, dir)
+			}
+			g, err := Discover(dir)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, g.Command)
+			require.Equal(t, "detected: "+strings.Join(tt.want, " "), g.Source)
+			require.Empty(t, g.Path)
+		})
+	}
+}
+
+// The virtualenv's interpreter is named relative to the directory, and Run
+// starts it from there.
+func TestDiscoverPytestVenvRuns(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()+":/usr/bin:/bin")
+	dir := t.TempDir()
+	writeFile(t, dir, "pyproject.toml", "", 0o644)
+	writeFile(t, dir, ".venv/bin/python", "#!/bin/sh\n[ \"$1\" = -c ] && exit 0\necho \"venv pytest ran in $PWD\"\nexit 0\n", 0o755)
+	g, err := Discover(dir)
+	require.NoError(t, err)
+	require.Equal(t, []string{"./.venv/bin/python", "-m", "pytest"}, g.Command)
+	r := Run(context.Background(), g, Options{Dir: dir, Timeout: time.Minute})
+	require.Equal(t, Pass, r.Verdict, r.Output+r.Err)
+	require.Contains(t, r.Output, "venv pytest ran in "+dir)
 }
 
 func TestDiscoverErrorsAreTyped(t *testing.T) {

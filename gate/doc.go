@@ -5,7 +5,7 @@
 // parsed for completion, and its own claims carry no weight. The gate is a
 // program — .horizon/verify.sh (also .zecor/verify.sh and .fleet/verify.sh),
 // or a command detected from the repository's ecosystem (go test ./...,
-// python3 -m pytest, npm test, cargo test) — and its exit status is the
+// pytest, npm test, cargo test) — and its exit status is the
 // verdict.
 //
 // The package has four parts:

@@ -162,7 +162,7 @@ func clipHead(s string, n int) string {
 // ErrUnknownBlockerType, ErrUntrustedBlocker or ErrVagueEvidence) so the
 // next attempt's brief can tell the worker; the feature stays runnable.
 func CheckReportBlocker(r Report) (Blocker, error) {
-	if !strings.EqualFold(strings.TrimSpace(r.Status), "blocked") || r.Blocker == nil {
+	if st, err := ParseReportStatus(string(r.Status)); err != nil || st != ReportBlocked || r.Blocker == nil {
 		return Blocker{}, ErrNotBlocked
 	}
 	b, err := NewBlocker(r.Blocker.Type, r.Blocker.Evidence)

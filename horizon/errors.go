@@ -2,6 +2,7 @@ package horizon
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -29,7 +30,30 @@ var (
 	ErrUntrustedBlocker = errors.New("blocker type may only be recorded by the supervisor")
 	// ErrNotBlocked: a worker's report does not claim a blocker.
 	ErrNotBlocked = errors.New("report does not claim a blocker")
+	// ErrInvalidValue wraps every *ValueError.
+	ErrInvalidValue = errors.New("value is not one of the accepted values")
 )
+
+// ValueError is a value outside its enumeration (a report status, a
+// feature kind, a role, ...), from a model's block or a user's flag. It
+// names the field, quotes the value as given and lists every accepted
+// value, so the model's next attempt or the user can fix it.
+type ValueError struct {
+	Field   string   // e.g. "status", "kind"
+	Value   string   // as given
+	Allowed []string // every accepted value, in order
+}
+
+func (e *ValueError) Error() string {
+	allowed := strings.Join(e.Allowed, "|")
+	if strings.TrimSpace(e.Value) == "" {
+		return fmt.Sprintf("%s is missing (one of %s)", e.Field, allowed)
+	}
+	return fmt.Sprintf("%s %q is not one of %s", e.Field, e.Value, allowed)
+}
+
+// Unwrap makes errors.Is(err, ErrInvalidValue) hold.
+func (e *ValueError) Unwrap() error { return ErrInvalidValue }
 
 // PlanError lists everything wrong with a plan, each problem naming the
 // milestone or feature it is about, so one planner retry can fix them all.

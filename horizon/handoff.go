@@ -366,7 +366,7 @@ func (in HandoffInput) risks(branch string, completed, open, blocked []handoffIt
 	for _, it := range completed {
 		a := it.v.attempt
 		for _, fd := range a.Audit.Findings {
-			if fd.Severity != "concern" && fd.Severity != "blocker" {
+			if fd.Severity != SeverityConcern && fd.Severity != SeverityBlocker {
 				continue
 			}
 			loc := fd.File

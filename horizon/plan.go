@@ -14,28 +14,6 @@ import (
 // with plain JSON and pure methods: a replayed workflow must rebuild
 // exactly the same plan and pick exactly the same next feature.
 
-// Ambiguity is the lead's classification of how much of the goal had to be
-// assumed. HIGH makes semi and supervised runs wait for plan approval.
-type Ambiguity string
-
-// Ambiguity levels (spelled as in the horizon-plan block).
-const (
-	AmbiguityLow    Ambiguity = "LOW"
-	AmbiguityMedium Ambiguity = "MEDIUM"
-	AmbiguityHigh   Ambiguity = "HIGH"
-)
-
-// FeatureKind tells the routing ladder how much model a feature is likely
-// to need: mechanical work may be a codemod, open work needs judgement.
-type FeatureKind string
-
-// Feature kinds (spelled as in the horizon-plan block).
-const (
-	KindMechanical FeatureKind = "mechanical"
-	KindBounded    FeatureKind = "bounded"
-	KindOpen       FeatureKind = "open"
-)
-
 // FeatureStatus is where a feature is in the verified-change loop.
 //
 // There is no "failed": in full autonomy a failing gate, a rejecting audit
@@ -120,33 +98,6 @@ type Feature struct {
 	Attempts []Attempt `json:"attempts,omitempty"`
 }
 
-// PlanBlock is the lead's horizon-plan block as decoded JSON, the same
-// shape internal/agent parses (that package cannot be imported here). It
-// also reads the optional fields the parser keeps only in Raw (milestone
-// id, depends_on), so a caller may decode agent.Plan.Raw straight into it.
-type PlanBlock struct {
-	Milestones  []PlanBlockMilestone `json:"milestones"`
-	Ambiguity   string               `json:"ambiguity"`
-	Assumptions []string             `json:"assumptions,omitempty"`
-}
-
-// PlanBlockMilestone is one milestone of a horizon-plan block.
-type PlanBlockMilestone struct {
-	ID       string             `json:"id,omitempty"`
-	Title    string             `json:"title"`
-	Features []PlanBlockFeature `json:"features"`
-}
-
-// PlanBlockFeature is one feature of a horizon-plan block.
-type PlanBlockFeature struct {
-	ID         string   `json:"id"`
-	Title      string   `json:"title"`
-	Acceptance []string `json:"acceptance,omitempty"`
-	Paths      []string `json:"paths,omitempty"`
-	Kind       string   `json:"kind"`
-	DependsOn  []string `json:"depends_on,omitempty"`
-}
-
 // maxIDLen bounds IDs: they become parts of git branch names.
 const maxIDLen = 64
 
@@ -169,13 +120,10 @@ func PlanFromBlock(goal string, b PlanBlock) (Plan, error) {
 	if p.Goal == "" {
 		bad = append(bad, "the goal is empty")
 	}
-	switch a := Ambiguity(strings.ToUpper(strings.TrimSpace(b.Ambiguity))); a {
-	case AmbiguityLow, AmbiguityMedium, AmbiguityHigh:
+	if a, err := ParseAmbiguity(string(b.Ambiguity)); err != nil {
+		bad = append(bad, err.Error())
+	} else {
 		p.Ambiguity = a
-	case "":
-		bad = append(bad, "ambiguity is missing (one of LOW|MEDIUM|HIGH)")
-	default:
-		bad = append(bad, fmt.Sprintf("ambiguity %q is not one of LOW|MEDIUM|HIGH", b.Ambiguity))
 	}
 	if len(b.Milestones) == 0 {
 		bad = append(bad, "the plan has no milestones")
@@ -205,7 +153,7 @@ func PlanFromBlock(goal string, b PlanBlock) (Plan, error) {
 			f := Feature{
 				ID:         strings.TrimSpace(bf.ID),
 				Title:      oneLine(bf.Title),
-				Kind:       FeatureKind(strings.ToLower(strings.TrimSpace(bf.Kind))),
+				Kind:       FeatureKind(strings.ToLower(strings.TrimSpace(string(bf.Kind)))),
 				Acceptance: cleanList(bf.Acceptance),
 				Paths:      cleanList(bf.Paths),
 				DependsOn:  uniq(cleanList(bf.DependsOn)),
@@ -263,12 +211,8 @@ func checkFeature(where string, f Feature) []string {
 	if f.Title == "" {
 		bad = append(bad, where+" has no title")
 	}
-	switch f.Kind {
-	case KindMechanical, KindBounded, KindOpen:
-	case "":
-		bad = append(bad, where+": kind is missing (one of mechanical|bounded|open)")
-	default:
-		bad = append(bad, fmt.Sprintf("%s: kind %q is not one of mechanical|bounded|open", where, f.Kind))
+	if _, err := ParseFeatureKind(string(f.Kind)); err != nil {
+		bad = append(bad, where+": "+err.Error())
 	}
 	for _, pat := range f.Paths {
 		if !validPattern(pat) {

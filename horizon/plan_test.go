@@ -28,7 +28,7 @@ func TestPlanFromBlockNormalises(t *testing.T) {
 }
 
 func TestPlanFromBlockRejects(t *testing.T) {
-	feat := func(id, title, kind string) PlanBlockFeature {
+	feat := func(id, title string, kind FeatureKind) PlanBlockFeature {
 		return PlanBlockFeature{ID: id, Title: title, Kind: kind, Acceptance: []string{"it works"}}
 	}
 	one := func(fs ...PlanBlockFeature) PlanBlock {
@@ -335,7 +335,7 @@ func TestPlanJSONGolden(t *testing.T) {
 // (so no cycles) and statuses, blockers included, all over the place.
 func genPlan(t *rapid.T) Plan {
 	var b PlanBlock
-	b.Ambiguity = rapid.SampledFrom([]string{"LOW", "MEDIUM", "HIGH"}).Draw(t, "ambiguity")
+	b.Ambiguity = rapid.SampledFrom([]Ambiguity{AmbiguityLow, AmbiguityMedium, AmbiguityHigh}).Draw(t, "ambiguity")
 	var all []string
 	nm := rapid.IntRange(1, 3).Draw(t, "milestones")
 	for mi := range nm {

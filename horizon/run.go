@@ -95,36 +95,6 @@ func (u Usage) Add(o Usage) Usage {
 // Tokens is input + output + reasoning.
 func (u Usage) Tokens() int64 { return u.Input + u.Output + u.Reasoning }
 
-// Report is the worker's horizon-report block: a claim, never a verdict.
-type Report struct {
-	Status  string   `json:"status"`
-	Summary string   `json:"summary,omitempty"`
-	Blocker *Blocker `json:"blocker,omitempty"`
-}
-
-// Blocker is a typed reason the work cannot go on, with evidence.
-type Blocker struct {
-	Type     string `json:"type"`
-	Evidence string `json:"evidence"`
-}
-
-// Finding is one auditor finding.
-type Finding struct {
-	File     string `json:"file,omitempty"`
-	Line     int    `json:"line,omitempty"`
-	Severity string `json:"severity"`
-	Note     string `json:"note"`
-}
-
-// Audit is the auditor's horizon-audit block.
-type Audit struct {
-	Verdict  string    `json:"verdict"`
-	Findings []Finding `json:"findings,omitempty"`
-}
-
-// Accepted reports an accept verdict.
-func (a *Audit) Accepted() bool { return a != nil && a.Verdict == "accept" }
-
 // GateRun summarises one gate run in the lane. Its receipt (the full record,
 // appended to the run's receipts.jsonl) is referenced by ReceiptID: the ID
 // travels through the workflow, never a verdict a model wrote.
@@ -343,7 +313,7 @@ func (a *Attempt) reportCell() string {
 	case a.ProtocolError != "":
 		return "protocol error"
 	case a.Report != nil:
-		return a.Report.Status
+		return string(a.Report.Status)
 	case a.WorkerSession != "":
 		return "working"
 	}
@@ -364,5 +334,5 @@ func (a *Attempt) auditCell() string {
 	if n := len(a.Audit.Findings); n > 0 {
 		return fmt.Sprintf("%s (%d findings)", a.Audit.Verdict, n)
 	}
-	return a.Audit.Verdict
+	return string(a.Audit.Verdict)
 }

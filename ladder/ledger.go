@@ -67,32 +67,25 @@ func ParseTier(s string) (Tier, error) {
 	return 0, fmt.Errorf("parse tier %q: want T0..T4", s)
 }
 
-// Kind is how a card's work is shaped, as the planner's horizon-plan block
-// states it.
-type Kind string
-
-// Card kinds.
-const (
-	KindMechanical Kind = "mechanical" // a recurring fix shape: codemods may do it
-	KindBounded    Kind = "bounded"    // a small change with a clear test, e.g. a red test to make green
-	KindOpen       Kind = "open"       // open-ended work
-)
-
-// normal returns k, or KindBounded for an unknown or empty kind. Bounded is
-// the safe reading: it never makes a card climb faster (open cards climb
-// after one failure) nor tries codemods on work not declared mechanical.
-func (k Kind) normal() Kind {
-	switch k {
-	case KindMechanical, KindBounded, KindOpen:
-		return k
-	}
-	return KindBounded
-}
-
 // Card is the unit of work the ladder routes: one feature of the plan.
+//
+// The plan's feature kind (horizon.FeatureKind: mechanical, bounded, open)
+// reaches the ladder as what it means for routing, the flags Mechanical
+// and Open, not as a second copy of the enumeration: the ladder imports
+// nothing of the module (it stays pure and is property-tested on its
+// own), and the kinds are declared once, in package horizon. The zero card
+// is a bounded one, the safe reading of an unknown kind: it never climbs
+// faster than bounded work nor tries codemods on work not declared
+// mechanical. Both flags set is no kind of the plan and routes as bounded
+// too.
 type Card struct {
-	ID   string `json:"id"`
-	Kind Kind   `json:"kind"`
+	ID string `json:"id"`
+	// Mechanical: a recurring fix shape (a mechanical feature). Codemods at
+	// T0 are tried first, then the two local attempts of bounded work.
+	Mechanical bool `json:"mechanical,omitempty"`
+	// Open: open-ended work (an open feature). No local attempts are owed,
+	// and any failed attempt climbs a rung.
+	Open bool `json:"open,omitempty"`
 	// AllowPaths are the paths the card may touch: slash-separated patterns
 	// anchored at the repository root ("ladder/", "cmd/*/main.go",
 	// "internal/**/*_test.go"); see MatchPath. Empty means no allow-list.
@@ -100,6 +93,27 @@ type Card struct {
 	// LineCeiling is the most changed lines (added + deleted) an attempt
 	// may produce; 0 means no ceiling.
 	LineCeiling int `json:"line_ceiling,omitempty"`
+}
+
+// shape reads the card's flags as the router uses them; both set routes
+// as bounded (neither).
+func (c Card) shape() (mechanical, open bool) {
+	if c.Mechanical && c.Open {
+		return false, false
+	}
+	return c.Mechanical, c.Open
+}
+
+// kind names the card's routing in the plan's words, for the reasons
+// Route gives ("first attempt at bounded card f1").
+func (c Card) kind() string {
+	switch mechanical, open := c.shape(); {
+	case mechanical:
+		return "mechanical"
+	case open:
+		return "open"
+	}
+	return "bounded"
 }
 
 // Outcome is how one attempt ended. The values other than OutcomeError

@@ -60,7 +60,8 @@ func Route(l Ledger, c Card, av Availability, s Spend) Decision {
 		return Decision{Action: ActionPause, Reason: b.why}
 	}
 	mine := l.ForCard(c.ID)
-	r := router{card: c, kind: c.Kind.normal(), av: av, budget: b, mine: mine}
+	r := router{card: c, av: av, budget: b, mine: mine}
+	r.mechanical, r.open = c.shape()
 	for _, e := range mine {
 		if e.IsAttempt() && e.Tier == T0 && e.Outcome != OutcomeError {
 			r.triedT0 = true
@@ -71,12 +72,13 @@ func Route(l Ledger, c Card, av Availability, s Spend) Decision {
 
 // router holds one Route call's inputs.
 type router struct {
-	card    Card
-	kind    Kind
-	av      Availability
-	budget  budget
-	mine    Ledger
-	triedT0 bool
+	card       Card
+	mechanical bool // codemods first (Card.Mechanical)
+	open       bool // no local attempts owed; climbs after any failure (Card.Open)
+	av         Availability
+	budget     budget
+	mine       Ledger
+	triedT0    bool
 }
 
 func (r *router) route() Decision {
@@ -125,15 +127,15 @@ func (r *router) route() Decision {
 	}
 
 	local := attempts.LocalAttempts()
-	if (r.kind == KindMechanical || r.kind == KindBounded) && local < localBudget && attempts.PaidAttempts() == 0 && r.allowed(T1) {
+	if !r.open && local < localBudget && attempts.PaidAttempts() == 0 && r.allowed(T1) {
 		why := fmt.Sprintf("local attempt %d of two (at %s) ended %s", local, last.Tier, last.Outcome)
 		if len(esc) > 0 {
 			why += " with " + joinTriggers(esc)
 		}
-		return r.attempt(T1, fmt.Sprintf("%s; %s cards get two local attempts before any escalation: local attempt %d at T1", why, r.kind, local+1))
+		return r.attempt(T1, fmt.Sprintf("%s; %s cards get two local attempts before any escalation: local attempt %d at T1", why, r.card.kind(), local+1))
 	}
 
-	if len(esc) > 0 || (r.kind == KindOpen && last.Outcome.modelFailure()) {
+	if len(esc) > 0 || (r.open && last.Outcome.modelFailure()) {
 		subject := what
 		if local == localBudget && last.Tier.Local() && n == local {
 			subject = "two local attempts"
@@ -159,11 +161,11 @@ func (r *router) route() Decision {
 
 // start places a card's first attempt.
 func (r *router) start() Decision {
-	if r.kind == KindMechanical && r.allowed(T0) {
+	if r.mechanical && r.allowed(T0) {
 		return r.attempt(T0, fmt.Sprintf("first attempt at mechanical card %s: codemods at T0 first", r.card.ID))
 	}
 	d, ok := r.tryPlace(ActionAttempt, T1, true, func(t Tier) string {
-		return fmt.Sprintf("first attempt at %s card %s: starting at %s", r.kind, r.card.ID, t)
+		return fmt.Sprintf("first attempt at %s card %s: starting at %s", r.card.kind(), r.card.ID, t)
 	})
 	if ok {
 		return d
@@ -246,7 +248,7 @@ func (r *router) allowed(t Tier) bool {
 		return false
 	case t.Paid() && !r.budget.paidOK:
 		return false
-	case t == T0 && (r.kind != KindMechanical || r.triedT0):
+	case t == T0 && (!r.mechanical || r.triedT0):
 		return false
 	}
 	return true
@@ -259,7 +261,7 @@ func (r *router) whyNot(t Tier) string {
 		return t.String() + " unavailable: " + r.av.whyNot(t)
 	case t.Paid() && !r.budget.paidOK:
 		return t.String() + " is paid"
-	case t == T0 && r.kind != KindMechanical:
+	case t == T0 && !r.mechanical:
 		return "T0 codemods are for mechanical cards"
 	case t == T0:
 		return "T0 codemods already tried"

@@ -68,7 +68,8 @@ func genSpendAxis(t *rapid.T, name string) (spent, ceiling float64) {
 func genRouteInput() *rapid.Generator[routeInput] {
 	return rapid.Custom(func(t *rapid.T) routeInput {
 		in := routeInput{
-			C: Card{ID: "c", Kind: rapid.SampledFrom([]Kind{KindMechanical, KindMechanical, KindBounded, KindBounded, KindOpen, "", "epic"}).Draw(t, "kind")},
+			// Mechanical, bounded, open, and both flags (which routes as bounded).
+			C: rapid.SampledFrom([]Card{{ID: "c", Mechanical: true}, {ID: "c", Mechanical: true}, {ID: "c"}, {ID: "c"}, {ID: "c", Open: true}, {ID: "c", Mechanical: true, Open: true}}).Draw(t, "card"),
 			L: rapid.SliceOfN(genEntry("c"), 0, rapid.SampledFrom([]int{3, 3, 10}).Draw(t, "maxLen")).Draw(t, "ledger"),
 		}
 		in.AV = Availability{}
@@ -182,7 +183,7 @@ func TestRouteProperties(t *testing.T) {
 
 		// Codemods only for mechanical cards, and only once.
 		if runs && d.Tier == T0 {
-			require.Equal(t, KindMechanical, in.C.Kind)
+			require.True(t, in.C.Mechanical && !in.C.Open, "codemods for a card that is not mechanical: %+v", in.C)
 			require.Equal(t, ActionAttempt, d.Action)
 			for _, e := range attempts {
 				require.False(t, e.Tier == T0 && e.Outcome != OutcomeError, "codemods run twice: %s", d.Reason)
@@ -198,8 +199,8 @@ func TestRouteProperties(t *testing.T) {
 		if pause || last != nil && last.Outcome == OutcomeAccepted {
 			return
 		}
-		kind := in.C.Kind.normal()
-		localPending := (kind == KindMechanical || kind == KindBounded) &&
+		open := in.C.Open && !in.C.Mechanical
+		localPending := !open &&
 			attempts.LocalAttempts() < 2 && attempts.PaidAttempts() == 0 && in.AV.Available(T1)
 
 		// Two local attempts for mechanical and bounded cards, whatever the
@@ -212,7 +213,7 @@ func TestRouteProperties(t *testing.T) {
 		// model) moves the card strictly up, unless it is on the top
 		// available rung (or spend keeps it local, or the local attempts are
 		// still owed).
-		climbs := last != nil && (len(last.escalating()) > 0 || kind == KindOpen && last.Outcome.modelFailure())
+		climbs := last != nil && (len(last.escalating()) > 0 || open && last.Outcome.modelFailure())
 		if climbs && !last.Has(TriggerUnresolvedSymbol) && paidOK && !localPending {
 			above := false
 			for tier := last.Tier + 1; tier <= T4; tier++ {
@@ -293,7 +294,7 @@ func TestRouteWalkProperty(t *testing.T) {
 		// Thirty steps without an end: only the top usable rung may repeat.
 		top := T0
 		for _, tier := range Tiers() {
-			if in.AV.Available(tier) && (tier != T0 || card.Kind == KindMechanical) {
+			if in.AV.Available(tier) && (tier != T0 || card.Mechanical && !card.Open) {
 				top = tier
 			}
 		}

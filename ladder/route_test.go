@@ -53,9 +53,9 @@ var (
 )
 
 var (
-	bounded    = Card{ID: "f1", Kind: KindBounded}
-	mechanical = Card{ID: "f1", Kind: KindMechanical}
-	open       = Card{ID: "f1", Kind: KindOpen}
+	bounded    = Card{ID: "f1"}
+	mechanical = Card{ID: "f1", Mechanical: true}
+	open       = Card{ID: "f1", Open: true}
 )
 
 type routeCase struct {
@@ -77,7 +77,7 @@ var routeCases = []routeCase{
 	{"bounded card never uses codemods", nil, bounded, avail(T0), budget10, ActionPause, T0},
 	{"no local tier: bounded card starts on the first paid rung", nil, bounded, avail(T2, T3, T4), budget10, ActionAttempt, T2},
 	{"no local tier, no reader: start at T3", nil, bounded, avail(T3, T4), budget10, ActionAttempt, T3},
-	{"unknown kind routes as bounded", nil, Card{ID: "f1", Kind: "epic"}, allTiers, budget10, ActionAttempt, T1},
+	{"both flags route as bounded", nil, Card{ID: "f1", Mechanical: true, Open: true}, allTiers, budget10, ActionAttempt, T1},
 
 	// Two local attempts before any escalation.
 	{"bounded: a trigger on the first local attempt does not escalate", Ledger{red(T1, trRegr, trScope)}, bounded, allTiers, budget10, ActionAttempt, T1},
@@ -196,7 +196,7 @@ func TestRouteInfiniteCeiling(t *testing.T) {
 // Card IDs and symbols come from the planner and from compiler output: a
 // percent sign in them must reach the reason verbatim.
 func TestRouteReasonVerbatim(t *testing.T) {
-	c := Card{ID: "100%-done", Kind: KindBounded}
+	c := Card{ID: "100%-done"}
 	d := Route(nil, c, allTiers, budget10)
 	require.Equal(t, "first attempt at bounded card 100%-done: starting at T1", d.Reason)
 	sym := Trigger{Kind: TriggerUnresolvedSymbol, Evidence: []string{"x%sy"}}

@@ -113,7 +113,8 @@ func Simulate(cards []SimCard, cfg SimConfig, policy Policy) SimResult {
 				continue
 			}
 			res.Attempts++
-			solved := d.Tier >= sc.SolvesAt && (d.Tier != T0 || c.Kind == KindMechanical)
+			mechanical, _ := c.shape()
+			solved := d.Tier >= sc.SolvesAt && (d.Tier != T0 || mechanical)
 			if solved {
 				e.Outcome = OutcomeAccepted
 				e.DiffHash = fmt.Sprintf("sha256:%s-%d-ok", c.ID, n)
@@ -139,20 +140,22 @@ func Simulate(cards []SimCard, cfg SimConfig, policy Policy) SimResult {
 // cards mostly solved by codemods or the local model, bounded cards mostly
 // local with a tail that needs a cloud model, open cards mostly cloud.
 func SyntheticCards(n int) []SimCard {
-	// Solving tier by kind, indexed by i%10.
-	solves := map[Kind][10]Tier{
-		KindMechanical: {T0, T0, T0, T0, T0, T1, T1, T1, T1, T3},
-		KindBounded:    {T1, T1, T1, T1, T1, T1, T2, T3, T3, T4},
-		KindOpen:       {T1, T1, T1, T3, T3, T3, T3, T4, T4, T3},
+	// Mechanical, bounded and open cards in turn, each with its solving
+	// tier indexed by i%10.
+	kinds := []struct {
+		card   Card
+		solves [10]Tier
+	}{
+		{Card{Mechanical: true}, [10]Tier{T0, T0, T0, T0, T0, T1, T1, T1, T1, T3}},
+		{Card{}, [10]Tier{T1, T1, T1, T1, T1, T1, T2, T3, T3, T4}},
+		{Card{Open: true}, [10]Tier{T1, T1, T1, T3, T3, T3, T3, T4, T4, T3}},
 	}
-	kinds := []Kind{KindMechanical, KindBounded, KindOpen}
 	out := make([]SimCard, n)
 	for i := range out {
 		k := kinds[i%3]
-		out[i] = SimCard{
-			Card:     Card{ID: fmt.Sprintf("c%03d", i), Kind: k},
-			SolvesAt: solves[k][(i/3)%10],
-		}
+		c := k.card
+		c.ID = fmt.Sprintf("c%03d", i)
+		out[i] = SimCard{Card: c, SolvesAt: k.solves[(i/3)%10]}
 	}
 	return out
 }

@@ -37,11 +37,11 @@ func TestSimulateSingleCards(t *testing.T) {
 		paidCalls int
 		cost      float64
 	}{
-		{"mechanical solved by codemods", SimCard{Card{ID: "m", Kind: KindMechanical}, T0}, 1, 0, 0},
-		{"mechanical needing the local model: T0, T1", SimCard{Card{ID: "m", Kind: KindMechanical}, T1}, 2, 0, 0},
-		{"bounded solved locally on the second try is still T1 first", SimCard{Card{ID: "b", Kind: KindBounded}, T1}, 1, 0, 0},
-		{"bounded needing T3: T1, T1, T2, T3", SimCard{Card{ID: "b", Kind: KindBounded}, T3}, 4, 2, 0.32},
-		{"open needing T4: T1, T2, T3, T4", SimCard{Card{ID: "o", Kind: KindOpen}, T4}, 4, 3, 1.52},
+		{"mechanical solved by codemods", SimCard{Card{ID: "m", Mechanical: true}, T0}, 1, 0, 0},
+		{"mechanical needing the local model: T0, T1", SimCard{Card{ID: "m", Mechanical: true}, T1}, 2, 0, 0},
+		{"bounded solved locally on the second try is still T1 first", SimCard{Card{ID: "b"}, T1}, 1, 0, 0},
+		{"bounded needing T3: T1, T1, T2, T3", SimCard{Card{ID: "b"}, T3}, 4, 2, 0.32},
+		{"open needing T4: T1, T2, T3, T4", SimCard{Card{ID: "o", Open: true}, T4}, 4, 3, 1.52},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,7 +58,7 @@ func TestSimulateUnresolved(t *testing.T) {
 	cfg := DefaultSimConfig()
 	cfg.MaxAttempts = 2
 	// A bounded card retries T3 once before the red-twice trigger moves it to T4.
-	r := Simulate([]SimCard{{Card{ID: "b", Kind: KindBounded}, T4}}, cfg, AlwaysStartAt(T3))
+	r := Simulate([]SimCard{{Card{ID: "b"}, T4}}, cfg, AlwaysStartAt(T3))
 	require.Equal(t, 0, r.Resolved)
 	require.Equal(t, 2, r.Attempts)
 	require.Equal(t, "0/1 resolved, 2 attempts, 2 paid calls, $0.60 (no card resolved)", r.String())

@@ -54,7 +54,7 @@ func kinds(ts []Trigger) []TriggerKind {
 // a1 edits a comment, a2 makes the same edit again, a3 fixes Add but
 // breaks Mul and edits README.md, a4 fixes Add only.
 func TestTriggersRealSequence(t *testing.T) {
-	card := Card{ID: "calc", Kind: KindBounded, AllowPaths: []string{"calc.go", "calc_test.go"}, LineCeiling: 3}
+	card := Card{ID: "calc", AllowPaths: []string{"calc.go", "calc_test.go"}, LineCeiling: 3}
 	baseline := failing(t, "seq/baseline.txt")
 	require.Equal(t, []string{"example.com/calc.TestAdd"}, baseline)
 
@@ -292,7 +292,7 @@ func TestUnresolvedSymbolTrigger(t *testing.T) {
 	require.False(t, ok)
 
 	// The whole set for a build failure: the package is newly failing too.
-	card := Card{ID: "broken", Kind: KindBounded}
+	card := Card{ID: "broken"}
 	cur := Entry{Tier: T1, Outcome: OutcomeGateFailed, FailingSet: failing(t, "gate/gotest/build_failed_plain.txt")}
 	require.Equal(t, []TriggerKind{TriggerRegression, TriggerUnresolvedSymbol}, kinds(Triggers(card, nil, nil, cur, out, 0)))
 }

@@ -32,7 +32,7 @@ func TestPlanWorkflowRetriesInvalidPlans(t *testing.T) {
 	e.OnActivity(a.PrepareLane, mock.Anything, mock.Anything).Return(activities.Lane{Path: "/lane"}, nil)
 	var briefs []string
 	e.OnActivity(a.AgentSession, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.SessionInput) (activities.SessionOutput, error) {
-		require.Equal(t, "lead", in.Role)
+		require.Equal(t, horizon.RoleLead, in.Role)
 		briefs = append(briefs, in.Prompt)
 		switch len(briefs) {
 		case 1:

@@ -105,7 +105,7 @@ func (w *world) env() *testsuite.TestWorkflowEnvironment {
 			}
 			return activities.SessionOutput{SessionID: "ses_lead", Plan: &p, Usage: use}, nil
 		case "auditor":
-			return activities.SessionOutput{SessionID: "ses_a", Audit: &horizon.Audit{Verdict: next(w.audits, in.Feature, "accept")}, Usage: use}, nil
+			return activities.SessionOutput{SessionID: "ses_a", Audit: &horizon.Audit{Verdict: horizon.AuditVerdict(next(w.audits, in.Feature, "accept"))}, Usage: use}, nil
 		}
 		w.briefs[in.Feature] = append(w.briefs[in.Feature], in.Prompt)
 		rep := next(w.reports, in.Feature, &horizon.Report{Status: "satisfied", Summary: "done"})

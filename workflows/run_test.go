@@ -306,7 +306,7 @@ func TestRolesGetTheirModels(t *testing.T) {
 	e.OnActivity(a.PrepareLane, mock.Anything, mock.Anything).Return(activities.Lane{Path: "/lane"}, nil)
 	used := map[string]string{}
 	e.OnActivity(a.AgentSession, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.SessionInput) (activities.SessionOutput, error) {
-		used[in.Role] = in.Model
+		used[string(in.Role)] = in.Model
 		if in.Role == "auditor" {
 			return accept, nil
 		}

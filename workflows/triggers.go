@@ -8,11 +8,8 @@ import (
 // card is the ladder's view of a feature: its kind (--kind or the plan's,
 // bounded by default) and its allow-list (a planned feature's paths).
 func card(id, kind string, paths []string) ladder.Card {
-	k := ladder.Kind(kind)
-	if k == "" {
-		k = ladder.KindBounded
-	}
-	return ladder.Card{ID: id, Kind: k, AllowPaths: paths}
+	k := horizon.FeatureKind(kind)
+	return ladder.Card{ID: id, Mechanical: k == horizon.KindMechanical, Open: k == horizon.KindOpen, AllowPaths: paths}
 }
 
 // entry maps an attempt onto the ladder's ledger entry; the caller sets

@@ -113,7 +113,7 @@ func printState(w io.Writer, s *horizon.RunState, live bool) {
 		case at.ProtocolError != "":
 			worker = "protocol error"
 		case at.Report != nil:
-			worker = at.Report.Status
+			worker = string(at.Report.Status)
 		case at.WorkerSession != "":
 			worker = "working"
 		}
@@ -122,7 +122,7 @@ func printState(w io.Writer, s *horizon.RunState, live bool) {
 			gate = fmt.Sprintf("%s (exit %d)", at.Gate.Verdict, at.Gate.ExitCode)
 		}
 		if at.Audit != nil {
-			audit = at.Audit.Verdict
+			audit = string(at.Audit.Verdict)
 		}
 		n := fmt.Sprint(at.N)
 		if at.Action != "" {

@@ -37,9 +37,9 @@ func TestAgentFilesGolden(t *testing.T) {
 // understood.
 func TestAgentPromptsShowAValidBlock(t *testing.T) {
 	for name, parse := range map[string]func(string) error{
-		AgentWorker:  func(s string) error { _, err := ParseReport(s); return err },
-		AgentAuditor: func(s string) error { _, err := ParseAudit(s); return err },
-		AgentLead:    func(s string) error { _, err := ParsePlan(s); return err },
+		AgentWorker:  func(s string) error { _, _, err := ParseReport(s); return err },
+		AgentAuditor: func(s string) error { _, _, err := ParseAudit(s); return err },
+		AgentLead:    func(s string) error { _, _, err := ParsePlan(s); return err },
 	} {
 		b, err := AgentFile(name)
 		require.NoError(t, err)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/horizon/horizon/horizon"
 )
 
 // ErrProtocol matches every *ProtocolError with errors.Is.
@@ -17,8 +19,8 @@ var ErrServerExited = errors.New("opencode server exited")
 // report block. An attempt that ends with one is a protocol_error attempt,
 // never a success.
 type ProtocolError struct {
-	Kind   string // the block kind: "horizon-report", "horizon-audit" or "horizon-plan"
-	Reason string // human-readable, e.g. "no ```horizon-audit block in the final message"
+	Kind   horizon.BlockKind // the block kind, e.g. horizon.BlockReport
+	Reason string            // human-readable, e.g. "no ```horizon-audit block in the final message"
 }
 
 func (e *ProtocolError) Error() string { return "protocol_error: " + e.Reason }

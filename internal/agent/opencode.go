@@ -151,6 +151,11 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 		if err := seedConfigDeps(o.ConfigDir); err != nil {
 			return nil, fmt.Errorf("start opencode: %w", err)
 		}
+		// OpenCode keeps the provider keys; the commands it runs do not
+		// (shellenv.go).
+		if err := writeShellEnvPlugin(o.ConfigDir); err != nil {
+			return nil, fmt.Errorf("start opencode: %w", err)
+		}
 	}
 	if o.DBPath != "" {
 		if err := os.MkdirAll(filepath.Dir(o.DBPath), 0o755); err != nil {
@@ -288,7 +293,8 @@ func (s *Server) probe(ctx context.Context) error {
 }
 
 // serverEnv is the base environment with horizon's OpenCode settings
-// applied. Variables horizon owns are removed from the base when unset
+// applied. It keeps the vendor API keys (OpenCode authenticates with them);
+// the plugin of shellenv.go keeps them from the commands OpenCode runs. Variables horizon owns are removed from the base when unset
 // here, so a user's own OPENCODE_CONFIG cannot leak into horizon's server.
 func serverEnv(o ServerOptions, password string) []string {
 	base := o.Env

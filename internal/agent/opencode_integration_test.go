@@ -19,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/fakemodel"
 )
 
@@ -245,9 +246,9 @@ func TestOpenCodeSessions(t *testing.T) {
 		got, err := os.ReadFile(filepath.Join(repo, "hello.txt"))
 		require.NoError(t, err)
 		require.Equal(t, "hello\n", string(got))
-		rep, err := ParseReport(res.Text)
+		rep, _, err := ParseReport(res.Text)
 		require.NoError(t, err, "text: %q", res.Text)
-		require.Equal(t, StatusSatisfied, rep.Status)
+		require.Equal(t, horizon.ReportSatisfied, rep.Status)
 		require.Equal(t, int64(270), res.Usage.Input)
 		require.Equal(t, int64(70), res.Usage.Output)
 		require.Greater(t, res.Usage.Cost, 0.0)
@@ -271,9 +272,9 @@ func TestOpenCodeSessions(t *testing.T) {
 		}, nil)
 		require.NoError(t, err)
 		require.NoFileExists(t, filepath.Join(repo, "audited.txt"))
-		au, err := ParseAudit(res.Text)
+		au, _, err := ParseAudit(res.Text)
 		require.NoError(t, err)
-		require.Equal(t, VerdictReject, au.Verdict)
+		require.Equal(t, horizon.VerdictReject, au.Verdict)
 		// What the model got back for its write call: OpenCode does not
 		// offer the tool to a deny agent and records the call as failed.
 		var raw []struct {
@@ -317,9 +318,9 @@ func TestOpenCodeSessions(t *testing.T) {
 		require.NoFileExists(t, filepath.Join(repo, "bashed.txt"))
 		require.Len(t, res.Asked, 1)
 		require.Contains(t, res.Asked[0], "permission bash")
-		rep, err := ParseReport(res.Text)
+		rep, _, err := ParseReport(res.Text)
 		require.NoError(t, err, "the model is told why and goes on to report")
-		require.Equal(t, StatusBlocked, rep.Status)
+		require.Equal(t, horizon.ReportBlocked, rep.Status)
 	})
 
 	t.Run("questions are rejected", func(t *testing.T) {
@@ -331,7 +332,7 @@ func TestOpenCodeSessions(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, []string{"question: Which database should I use?"}, res.Asked)
 		require.Equal(t, "tool-calls", res.Finish, "a rejected question ends the turn")
-		_, err = ParseReport(res.Text)
+		_, _, err = ParseReport(res.Text)
 		require.ErrorIs(t, err, ErrProtocol)
 	})
 
@@ -449,9 +450,9 @@ func TestOpenCodeCrashResume(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, sid, res.SessionID, "the same session continues")
 	require.True(t, res.Resumed)
-	rep, err := ParseReport(res.Text)
+	rep, _, err := ParseReport(res.Text)
 	require.NoError(t, err)
-	require.Equal(t, StatusSatisfied, rep.Status)
+	require.Equal(t, horizon.ReportSatisfied, rep.Status)
 	require.FileExists(t, filepath.Join(repo, "crash.txt"))
 	var sawContinuation bool
 	for _, r := range h.fake.Requests() {

@@ -1,172 +1,43 @@
 package agent
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
+
+	"github.com/horizon/horizon/horizon"
 )
 
-// The agent report protocol (DESIGN.md, "Contracts: Agent report protocol").
-// Each role ends its final message with one fenced block whose info string
-// names the kind; the block holds one JSON object. Prose around the block is
-// ignored, and prose is never parsed for completion. When a message holds
-// several blocks of a kind (a model quoting its instructions, then answering)
-// the last one counts.
+// The agent report protocol (DESIGN.md, "Contracts: Agent report
+// protocol"). Each role ends its final message with one fenced block whose
+// info string names the kind; the block holds one JSON object, decoded
+// straight into the protocol types of package horizon (declared once for
+// every layer). Prose around the block is ignored, and prose is never
+// parsed for completion. When a message holds several blocks of a kind (a
+// model quoting its instructions, then answering) the last one counts.
 //
-// The parser accepts more fields than it knows (they stay in Raw), and
-// normalises the case of enumerated values ("Satisfied" → "satisfied",
-// "low" → "LOW"); everything else that does not fit is a *ProtocolError.
+// The parser accepts more fields than it knows, and normalises enumerated
+// values with their one parser in package horizon ("Satisfied" →
+// "satisfied", "low" → "LOW"); everything else that does not fit is a
+// *ProtocolError. A valid block may still be odd (a blocker on a satisfied
+// report, a reject without findings): each parser returns such remarks as
+// warnings beside the value.
 
-// Block kinds: the info string of the fenced block.
-const (
-	KindPlan   = "horizon-plan"
-	KindReport = "horizon-report"
-	KindAudit  = "horizon-audit"
-)
-
-// Report statuses.
-const (
-	StatusSatisfied = "satisfied" // the worker believes the feature is done (the gate and auditor decide)
-	StatusContinue  = "continue"  // progress was made, more work is needed
-	StatusBlocked   = "blocked"   // cannot proceed without a human or an outside change
-)
-
-// Audit verdicts.
-const (
-	VerdictAccept = "accept"
-	VerdictReject = "reject"
-)
-
-// Finding severities.
-const (
-	SeverityNit     = "nit"
-	SeverityConcern = "concern"
-	SeverityBlocker = "blocker"
-)
-
-// Feature kinds in a plan.
-const (
-	FeatureMechanical = "mechanical"
-	FeatureBounded    = "bounded"
-	FeatureOpen       = "open"
-)
-
-// Plan ambiguity levels.
-const (
-	AmbiguityLow    = "LOW"
-	AmbiguityMedium = "MEDIUM"
-	AmbiguityHigh   = "HIGH"
-)
-
-var (
-	reportStatuses = []string{StatusSatisfied, StatusContinue, StatusBlocked}
-	auditVerdicts  = []string{VerdictAccept, VerdictReject}
-	severities     = []string{SeverityNit, SeverityConcern, SeverityBlocker}
-	featureKinds   = []string{FeatureMechanical, FeatureBounded, FeatureOpen}
-	ambiguities    = []string{AmbiguityLow, AmbiguityMedium, AmbiguityHigh}
-)
-
-// Report is the worker's horizon-report.
-type Report struct {
-	Status  string   `json:"status"`
-	Summary string   `json:"summary,omitempty"`
-	Blocker *Blocker `json:"blocker,omitempty"`
-
-	Raw      json.RawMessage `json:"-"` // the block's JSON, extra fields included
-	Warnings []string        `json:"-"` // valid but odd (e.g. a blocker on a satisfied report)
-}
-
-// Blocker is a typed reason the worker cannot go on, with evidence.
-type Blocker struct {
-	Type     string `json:"type"`
-	Evidence string `json:"evidence"`
-}
-
-// Audit is the auditor's horizon-audit.
-type Audit struct {
-	Verdict  string    `json:"verdict"`
-	Findings []Finding `json:"findings"`
-
-	Raw      json.RawMessage `json:"-"`
-	Warnings []string        `json:"-"` // e.g. a reject without findings
-}
-
-// Finding is one auditor remark.
-type Finding struct {
-	File     string `json:"file,omitempty"`
-	Line     int    `json:"line,omitempty"`
-	Severity string `json:"severity"`
-	Note     string `json:"note"`
-}
-
-// UnmarshalJSON accepts a line given as a number, a numeric string or null,
-// since models are loose about it and the line is only a pointer for humans.
-func (f *Finding) UnmarshalJSON(b []byte) error {
-	type plain Finding
-	var aux struct {
-		plain
-		Line json.RawMessage `json:"line"`
+// ParseReport extracts and validates the last horizon-report block of
+// text.
+func ParseReport(text string) (horizon.Report, []string, error) {
+	const kind = horizon.BlockReport
+	var r horizon.Report
+	if err := decodeBlock(text, kind, &r); err != nil {
+		return horizon.Report{}, nil, err
 	}
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	*f = Finding(aux.plain)
-	f.Line = 0
-	raw := strings.Trim(strings.TrimSpace(string(aux.Line)), `"`)
-	if raw == "" || raw == "null" {
-		return nil
-	}
-	n, err := strconv.ParseFloat(raw, 64)
+	st, err := horizon.ParseReportStatus(string(r.Status))
 	if err != nil {
-		return fmt.Errorf("finding line %s is not a number", aux.Line)
+		return horizon.Report{}, nil, protoErr(kind, err.Error())
 	}
-	if n > 0 && n < 1<<31 {
-		f.Line = int(n)
-	}
-	return nil
-}
-
-// Plan is the lead's horizon-plan.
-type Plan struct {
-	Milestones  []Milestone `json:"milestones"`
-	Ambiguity   string      `json:"ambiguity"`
-	Assumptions []string    `json:"assumptions,omitempty"`
-
-	Raw      json.RawMessage `json:"-"`
-	Warnings []string        `json:"-"`
-}
-
-// Milestone groups features that land together.
-type Milestone struct {
-	Title    string        `json:"title"`
-	Features []PlanFeature `json:"features"`
-}
-
-// PlanFeature is one atomic feature as the lead planned it.
-type PlanFeature struct {
-	ID         string   `json:"id"`
-	Title      string   `json:"title"`
-	Acceptance []string `json:"acceptance,omitempty"`
-	Paths      []string `json:"paths,omitempty"`
-	Kind       string   `json:"kind"`
-}
-
-// ParseReport extracts and validates the last horizon-report block of text.
-func ParseReport(text string) (Report, error) {
-	var r Report
-	raw, err := decodeBlock(text, KindReport, &r)
-	if err != nil {
-		return Report{}, err
-	}
-	r.Raw = raw
-	r.Status = strings.ToLower(strings.TrimSpace(r.Status))
-	if err := checkEnum(KindReport, "status", r.Status, reportStatuses); err != nil {
-		return Report{}, err
-	}
+	r.Status = st
 	if r.Blocker != nil {
 		r.Blocker.Type = strings.TrimSpace(r.Blocker.Type)
 		r.Blocker.Evidence = strings.TrimSpace(r.Blocker.Evidence)
@@ -174,148 +45,167 @@ func ParseReport(text string) (Report, error) {
 			r.Blocker = nil // models often send an empty placeholder
 		}
 	}
+	var warnings []string
 	switch {
-	case r.Status == StatusBlocked && (r.Blocker == nil || r.Blocker.Type == "" || r.Blocker.Evidence == ""):
-		return Report{}, protoErr(KindReport, `status "blocked" needs a blocker with a non-empty type and evidence`)
-	case r.Status != StatusBlocked && r.Blocker != nil:
-		r.Warnings = append(r.Warnings, fmt.Sprintf("blocker given with status %q; ignored by the status", r.Status))
+	case r.Status == horizon.ReportBlocked && (r.Blocker == nil || r.Blocker.Type == "" || r.Blocker.Evidence == ""):
+		return horizon.Report{}, nil, protoErr(kind, fmt.Sprintf("status %q needs a blocker with a non-empty type and evidence", horizon.ReportBlocked))
+	case r.Status != horizon.ReportBlocked && r.Blocker != nil:
+		warnings = append(warnings, fmt.Sprintf("blocker given with status %q; ignored by the status", r.Status))
 	}
 	if strings.TrimSpace(r.Summary) == "" {
-		r.Warnings = append(r.Warnings, "empty summary")
+		warnings = append(warnings, "empty summary")
 	}
-	return r, nil
+	return r, warnings, nil
 }
 
 // ParseAudit extracts and validates the last horizon-audit block of text.
-func ParseAudit(text string) (Audit, error) {
-	var a Audit
-	raw, err := decodeBlock(text, KindAudit, &a)
+func ParseAudit(text string) (horizon.Audit, []string, error) {
+	const kind = horizon.BlockAudit
+	var a horizon.Audit
+	if err := decodeBlock(text, kind, &a); err != nil {
+		return horizon.Audit{}, nil, err
+	}
+	v, err := horizon.ParseAuditVerdict(string(a.Verdict))
 	if err != nil {
-		return Audit{}, err
+		return horizon.Audit{}, nil, protoErr(kind, err.Error())
 	}
-	a.Raw = raw
-	a.Verdict = strings.ToLower(strings.TrimSpace(a.Verdict))
-	if err := checkEnum(KindAudit, "verdict", a.Verdict, auditVerdicts); err != nil {
-		return Audit{}, err
-	}
+	a.Verdict = v
+	var warnings []string
 	blockers := 0
 	for i := range a.Findings {
 		f := &a.Findings[i]
-		f.Severity = strings.ToLower(strings.TrimSpace(f.Severity))
-		if err := checkEnum(KindAudit, fmt.Sprintf("finding %d severity", i+1), f.Severity, severities); err != nil {
-			return Audit{}, err
+		sev, err := horizon.ParseSeverity(string(f.Severity))
+		if err != nil {
+			return horizon.Audit{}, nil, protoErr(kind, fmt.Sprintf("finding %d %v", i+1, err))
 		}
-		if f.Severity == SeverityBlocker {
+		f.Severity = sev
+		if sev == horizon.SeverityBlocker {
 			blockers++
 		}
 		if strings.TrimSpace(f.Note) == "" {
-			a.Warnings = append(a.Warnings, fmt.Sprintf("finding %d has no note", i+1))
+			warnings = append(warnings, fmt.Sprintf("finding %d has no note", i+1))
 		}
 	}
 	switch {
-	case a.Verdict == VerdictReject && len(a.Findings) == 0:
-		a.Warnings = append(a.Warnings, "reject without findings: the worker gets no guidance")
-	case a.Verdict == VerdictAccept && blockers > 0:
-		a.Warnings = append(a.Warnings, fmt.Sprintf("accept with %d blocker finding(s)", blockers))
+	case a.Verdict == horizon.VerdictReject && len(a.Findings) == 0:
+		warnings = append(warnings, "reject without findings: the worker gets no guidance")
+	case a.Verdict == horizon.VerdictAccept && blockers > 0:
+		warnings = append(warnings, fmt.Sprintf("accept with %d blocker finding(s)", blockers))
 	}
-	return a, nil
+	return a, warnings, nil
 }
 
-// ParsePlan extracts and validates the last horizon-plan block of text.
-func ParsePlan(text string) (Plan, error) {
-	var p Plan
-	raw, err := decodeBlock(text, KindPlan, &p)
-	if err != nil {
-		return Plan{}, err
+// ParsePlan extracts the last horizon-plan block of text and checks what
+// makes it a plan at all (milestones with titles and features, features
+// with unique IDs, titles and kinds, an ambiguity). horizon.PlanFromBlock
+// then validates it as a plan of the goal.
+func ParsePlan(text string) (horizon.PlanBlock, []string, error) {
+	const kind = horizon.BlockPlan
+	var p horizon.PlanBlock
+	if err := decodeBlock(text, kind, &p); err != nil {
+		return horizon.PlanBlock{}, nil, err
 	}
-	p.Raw = raw
 	if len(p.Milestones) == 0 {
-		return Plan{}, protoErr(KindPlan, "plan has no milestones")
+		return horizon.PlanBlock{}, nil, protoErr(kind, "plan has no milestones")
 	}
-	p.Ambiguity = strings.ToUpper(strings.TrimSpace(p.Ambiguity))
-	if err := checkEnum(KindPlan, "ambiguity", p.Ambiguity, ambiguities); err != nil {
-		return Plan{}, err
+	amb, err := horizon.ParseAmbiguity(string(p.Ambiguity))
+	if err != nil {
+		return horizon.PlanBlock{}, nil, protoErr(kind, err.Error())
 	}
+	p.Ambiguity = amb
+	var warnings []string
 	seen := map[string]string{}
 	for mi := range p.Milestones {
 		m := &p.Milestones[mi]
 		m.Title = strings.TrimSpace(m.Title)
 		if m.Title == "" {
-			return Plan{}, protoErr(KindPlan, fmt.Sprintf("milestone %d has no title", mi+1))
+			return horizon.PlanBlock{}, nil, protoErr(kind, fmt.Sprintf("milestone %d has no title", mi+1))
 		}
 		if len(m.Features) == 0 {
-			return Plan{}, protoErr(KindPlan, fmt.Sprintf("milestone %d (%q) has no features", mi+1, m.Title))
+			return horizon.PlanBlock{}, nil, protoErr(kind, fmt.Sprintf("milestone %d (%q) has no features", mi+1, m.Title))
 		}
 		for fi := range m.Features {
 			f := &m.Features[fi]
 			where := fmt.Sprintf("milestone %d feature %d", mi+1, fi+1)
 			f.ID = strings.TrimSpace(f.ID)
 			if f.ID == "" {
-				return Plan{}, protoErr(KindPlan, where+" has no id")
+				return horizon.PlanBlock{}, nil, protoErr(kind, where+" has no id")
 			}
 			where += fmt.Sprintf(" (id %q)", f.ID)
 			if prev, dup := seen[f.ID]; dup {
-				return Plan{}, protoErr(KindPlan, fmt.Sprintf("%s: id is already used by %s", where, prev))
+				return horizon.PlanBlock{}, nil, protoErr(kind, fmt.Sprintf("%s: id is already used by %s", where, prev))
 			}
 			seen[f.ID] = where
 			f.Title = strings.TrimSpace(f.Title)
 			if f.Title == "" {
-				return Plan{}, protoErr(KindPlan, where+" has no title")
+				return horizon.PlanBlock{}, nil, protoErr(kind, where+" has no title")
 			}
-			f.Kind = strings.ToLower(strings.TrimSpace(f.Kind))
-			if err := checkEnum(KindPlan, where+" kind", f.Kind, featureKinds); err != nil {
-				return Plan{}, err
+			k, err := horizon.ParseFeatureKind(string(f.Kind))
+			if err != nil {
+				return horizon.PlanBlock{}, nil, protoErr(kind, where+" "+err.Error())
 			}
+			f.Kind = k
 			if len(f.Acceptance) == 0 {
-				p.Warnings = append(p.Warnings, where+" has no acceptance criteria")
+				warnings = append(warnings, where+" has no acceptance criteria")
 			}
 		}
 	}
-	return p, nil
+	return p, warnings, nil
 }
 
-func protoErr(kind, reason string) *ProtocolError {
+// ParseAdvice extracts and validates the last horizon-advice block of
+// text. An advice without notes is valid (the advisor found nothing to
+// say); every note needs a known severity.
+func ParseAdvice(text string) (horizon.Advice, []string, error) {
+	const kind = horizon.BlockAdvice
+	var a horizon.Advice
+	if err := decodeBlock(text, kind, &a); err != nil {
+		return horizon.Advice{}, nil, err
+	}
+	var warnings []string
+	for i := range a.Notes {
+		n := &a.Notes[i]
+		sev, err := horizon.ParseSeverity(string(n.Severity))
+		if err != nil {
+			return horizon.Advice{}, nil, protoErr(kind, fmt.Sprintf("note %d %v", i+1, err))
+		}
+		n.Severity = sev
+		if strings.TrimSpace(n.Note) == "" {
+			warnings = append(warnings, fmt.Sprintf("note %d is empty", i+1))
+		}
+		if e := n.Evidence; e != nil && strings.TrimSpace(e.ObservedFact) == "" {
+			warnings = append(warnings, fmt.Sprintf("note %d has evidence without an observed fact", i+1))
+		}
+	}
+	return a, warnings, nil
+}
+
+func protoErr(kind horizon.BlockKind, reason string) *ProtocolError {
 	return &ProtocolError{Kind: kind, Reason: reason}
 }
 
-func checkEnum(kind, field, v string, allowed []string) error {
-	for _, a := range allowed {
-		if v == a {
-			return nil
-		}
-	}
-	if v == "" {
-		return protoErr(kind, fmt.Sprintf("%s is missing (one of %s)", field, strings.Join(allowed, "|")))
-	}
-	return protoErr(kind, fmt.Sprintf("%s %q is not one of %s", field, v, strings.Join(allowed, "|")))
-}
-
 // decodeBlock finds the last fenced block of kind in text and decodes its
-// JSON object into v. It returns the block's JSON.
-func decodeBlock(text, kind string, v any) (json.RawMessage, error) {
-	body, ok := lastBlock(text, kind)
+// JSON object into v.
+func decodeBlock(text string, kind horizon.BlockKind, v any) error {
+	body, ok := lastBlock(text, string(kind))
 	if !ok {
-		return nil, protoErr(kind, fmt.Sprintf("no ```%s block in the final message", kind))
+		return protoErr(kind, fmt.Sprintf("no ```%s block in the final message", kind))
 	}
 	body = strings.TrimSpace(body)
 	if body == "" {
-		return nil, protoErr(kind, fmt.Sprintf("empty %s block", kind))
+		return protoErr(kind, fmt.Sprintf("empty %s block", kind))
 	}
 	if body[0] != '{' {
-		return nil, protoErr(kind, fmt.Sprintf("invalid JSON in %s block: want one JSON object, got %q", kind, clip(body, 40)))
+		return protoErr(kind, fmt.Sprintf("invalid JSON in %s block: want one JSON object, got %q", kind, clip(body, 40)))
 	}
 	dec := json.NewDecoder(strings.NewReader(body))
 	if err := dec.Decode(v); err != nil {
-		return nil, protoErr(kind, fmt.Sprintf("invalid JSON in %s block: %v", kind, err))
+		return protoErr(kind, fmt.Sprintf("invalid JSON in %s block: %v", kind, err))
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, protoErr(kind, fmt.Sprintf("invalid JSON in %s block: unexpected data after the object", kind))
+		return protoErr(kind, fmt.Sprintf("invalid JSON in %s block: unexpected data after the object", kind))
 	}
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, []byte(body)); err != nil {
-		return nil, protoErr(kind, fmt.Sprintf("invalid JSON in %s block: %v", kind, err))
-	}
-	return json.RawMessage(compact.Bytes()), nil
+	return nil
 }
 
 func clip(s string, n int) string {

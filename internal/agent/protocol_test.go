@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/horizon/horizon/horizon"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
@@ -25,19 +27,15 @@ func parseAny(t *testing.T, name, text string) []byte {
 	)
 	switch {
 	case strings.HasPrefix(name, "report_"):
-		var r Report
-		r, err = ParseReport(text)
-		value, warnings = r, r.Warnings
+		value, warnings, err = ParseReport(text)
 	case strings.HasPrefix(name, "audit_"):
-		var a Audit
-		a, err = ParseAudit(text)
-		value, warnings = a, a.Warnings
+		value, warnings, err = ParseAudit(text)
 	case strings.HasPrefix(name, "plan_"):
-		var p Plan
-		p, err = ParsePlan(text)
-		value, warnings = p, p.Warnings
+		value, warnings, err = ParsePlan(text)
+	case strings.HasPrefix(name, "advice_"):
+		value, warnings, err = ParseAdvice(text)
 	default:
-		t.Fatalf("testdata file %s: name must start with report_, audit_ or plan_", name)
+		t.Fatalf("testdata file %s: name must start with report_, audit_, plan_ or advice_", name)
 	}
 	out := map[string]any{}
 	if err != nil {
@@ -86,16 +84,16 @@ func TestParseReport(t *testing.T) {
 	tests := []struct {
 		name    string
 		text    string
-		status  string
+		status  horizon.ReportStatus
 		reason  string // expected ProtocolError reason (substring); empty: valid
 		warning string
 	}{
-		{name: "plain", text: "ok\n```horizon-report\n{\"status\":\"satisfied\",\"summary\":\"s\"}\n```\n", status: StatusSatisfied},
-		{name: "tilde fence", text: "~~~horizon-report\n{\"status\":\"continue\",\"summary\":\"s\"}\n~~~", status: StatusContinue},
-		{name: "longer closing fence", text: "```horizon-report\n{\"status\":\"continue\",\"summary\":\"s\"}\n`````", status: StatusContinue},
-		{name: "CR only line ends", text: "x\r```horizon-report\r{\"status\":\"satisfied\",\"summary\":\"s\"}\r```\r", status: StatusSatisfied},
-		{name: "upper case status", text: "```horizon-report\n{\"status\":\" SATISFIED \",\"summary\":\"s\"}\n```", status: StatusSatisfied},
-		{name: "blocked", text: "```horizon-report\n{\"status\":\"blocked\",\"summary\":\"s\",\"blocker\":{\"type\":\"credential\",\"evidence\":\"401 from api\"}}\n```", status: StatusBlocked},
+		{name: "plain", text: "ok\n```horizon-report\n{\"status\":\"satisfied\",\"summary\":\"s\"}\n```\n", status: horizon.ReportSatisfied},
+		{name: "tilde fence", text: "~~~horizon-report\n{\"status\":\"continue\",\"summary\":\"s\"}\n~~~", status: horizon.ReportContinue},
+		{name: "longer closing fence", text: "```horizon-report\n{\"status\":\"continue\",\"summary\":\"s\"}\n`````", status: horizon.ReportContinue},
+		{name: "CR only line ends", text: "x\r```horizon-report\r{\"status\":\"satisfied\",\"summary\":\"s\"}\r```\r", status: horizon.ReportSatisfied},
+		{name: "upper case status", text: "```horizon-report\n{\"status\":\" SATISFIED \",\"summary\":\"s\"}\n```", status: horizon.ReportSatisfied},
+		{name: "blocked", text: "```horizon-report\n{\"status\":\"blocked\",\"summary\":\"s\",\"blocker\":{\"type\":\"credential\",\"evidence\":\"401 from api\"}}\n```", status: horizon.ReportBlocked},
 		{name: "no block", text: "I am done.", reason: "no ```horizon-report block in the final message"},
 		{name: "empty text", text: "", reason: "no ```horizon-report block in the final message"},
 		{name: "other kind only", text: "```horizon-audit\n{\"verdict\":\"accept\"}\n```", reason: "no ```horizon-report block"},
@@ -106,59 +104,58 @@ func TestParseReport(t *testing.T) {
 		{name: "invalid json", text: "```horizon-report\n{status: satisfied}\n```", reason: "invalid JSON in horizon-report block: "},
 		{name: "not an object", text: "```horizon-report\n\"satisfied\"\n```", reason: "want one JSON object"},
 		{name: "inline triple backticks are not a fence", text: "use ```horizon-report``` blocks", reason: "no ```horizon-report block"},
-		{name: "empty summary warns", text: "```horizon-report\n{\"status\":\"continue\"}\n```", status: StatusContinue, warning: "empty summary"},
-		{name: "blocker on satisfied warns", text: "```horizon-report\n{\"status\":\"satisfied\",\"summary\":\"s\",\"blocker\":{\"type\":\"t\",\"evidence\":\"e\"}}\n```", status: StatusSatisfied, warning: "blocker given"},
+		{name: "empty summary warns", text: "```horizon-report\n{\"status\":\"continue\"}\n```", status: horizon.ReportContinue, warning: "empty summary"},
+		{name: "blocker on satisfied warns", text: "```horizon-report\n{\"status\":\"satisfied\",\"summary\":\"s\",\"blocker\":{\"type\":\"t\",\"evidence\":\"e\"}}\n```", status: horizon.ReportSatisfied, warning: "blocker given"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := ParseReport(tc.text)
+			r, warnings, err := ParseReport(tc.text)
 			if tc.reason != "" {
 				var pe *ProtocolError
 				require.ErrorAs(t, err, &pe)
-				require.Equal(t, KindReport, pe.Kind)
+				require.Equal(t, horizon.BlockReport, pe.Kind)
 				require.Contains(t, pe.Reason, tc.reason)
 				return
 			}
 			require.NoError(t, err)
 			require.Equal(t, tc.status, r.Status)
-			require.True(t, json.Valid(r.Raw))
 			if tc.warning != "" {
-				require.NotEmpty(t, r.Warnings)
-				require.Contains(t, strings.Join(r.Warnings, "; "), tc.warning)
+				require.NotEmpty(t, warnings)
+				require.Contains(t, strings.Join(warnings, "; "), tc.warning)
 			} else {
-				require.Empty(t, r.Warnings)
+				require.Empty(t, warnings)
 			}
 		})
 	}
 }
 
 func TestParseAudit(t *testing.T) {
-	a, err := ParseAudit("```horizon-audit\n{\"verdict\":\"reject\",\"findings\":[{\"file\":\"a.go\",\"line\":\"7\",\"severity\":\"CONCERN\",\"note\":\"n\"}]}\n```")
+	a, warnings, err := ParseAudit("```horizon-audit\n{\"verdict\":\"reject\",\"findings\":[{\"file\":\"a.go\",\"line\":\"7\",\"severity\":\"CONCERN\",\"note\":\"n\"}]}\n```")
 	require.NoError(t, err)
-	require.Equal(t, VerdictReject, a.Verdict)
-	require.Equal(t, []Finding{{File: "a.go", Line: 7, Severity: SeverityConcern, Note: "n"}}, a.Findings)
-	require.Empty(t, a.Warnings)
+	require.Equal(t, horizon.VerdictReject, a.Verdict)
+	require.Equal(t, []horizon.Finding{{File: "a.go", Line: 7, Severity: horizon.SeverityConcern, Note: "n"}}, a.Findings)
+	require.Empty(t, warnings)
 
-	a, err = ParseAudit("```horizon-audit\n{\"verdict\":\"reject\"}\n```")
+	a, warnings, err = ParseAudit("```horizon-audit\n{\"verdict\":\"reject\"}\n```")
 	require.NoError(t, err, "a reject without findings is still a verdict")
-	require.Equal(t, VerdictReject, a.Verdict)
-	require.Contains(t, strings.Join(a.Warnings, ";"), "reject without findings")
+	require.Equal(t, horizon.VerdictReject, a.Verdict)
+	require.Contains(t, strings.Join(warnings, ";"), "reject without findings")
 
-	_, err = ParseAudit("```horizon-audit\n{\"verdict\":\"reject\",\"findings\":[{\"line\":\"seven\",\"severity\":\"nit\",\"note\":\"n\"}]}\n```")
+	_, _, err = ParseAudit("```horizon-audit\n{\"verdict\":\"reject\",\"findings\":[{\"line\":\"seven\",\"severity\":\"nit\",\"note\":\"n\"}]}\n```")
 	require.ErrorContains(t, err, "finding line \"seven\" is not a number")
 
-	_, err = ParseAudit("no block")
+	_, _, err = ParseAudit("no block")
 	require.EqualError(t, err, "protocol_error: no ```horizon-audit block in the final message")
 
-	_, err = ParseAudit("```horizon-audit\n{\"verdict\":\"accept\",\"findings\":[{\"severity\":\"major\",\"note\":\"n\"}]}\n```")
+	_, _, err = ParseAudit("```horizon-audit\n{\"verdict\":\"accept\",\"findings\":[{\"severity\":\"major\",\"note\":\"n\"}]}\n```")
 	require.ErrorContains(t, err, `finding 1 severity "major" is not one of nit|concern|blocker`)
 }
 
 func TestParsePlan(t *testing.T) {
 	const ok = "```horizon-plan\n" + `{"milestones":[{"title":"m","features":[{"id":"f1","title":"t","kind":"bounded","acceptance":["a"]}]}],"ambiguity":"MEDIUM"}` + "\n```"
-	p, err := ParsePlan(ok)
+	p, _, err := ParsePlan(ok)
 	require.NoError(t, err)
-	require.Equal(t, AmbiguityMedium, p.Ambiguity)
+	require.Equal(t, horizon.AmbiguityMedium, p.Ambiguity)
 	require.Len(t, p.Milestones, 1)
 	require.Equal(t, "f1", p.Milestones[0].Features[0].ID)
 
@@ -173,10 +170,10 @@ func TestParsePlan(t *testing.T) {
 		{`{"milestones":[{"title":"m","features":[{"id":"f1","title":"t"}]}],"ambiguity":"LOW"}`, `kind is missing (one of mechanical|bounded|open)`},
 		{`{"milestones":[{"title":"m","features":[{"id":"f1","title":"t","kind":"open"}]}]}`, `ambiguity is missing (one of LOW|MEDIUM|HIGH)`},
 	} {
-		_, err := ParsePlan("```horizon-plan\n" + tc.body + "\n```")
+		_, _, err := ParsePlan("```horizon-plan\n" + tc.body + "\n```")
 		var pe *ProtocolError
 		require.ErrorAs(t, err, &pe, tc.body)
-		require.Equal(t, KindPlan, pe.Kind)
+		require.Equal(t, horizon.BlockPlan, pe.Kind)
 		require.Contains(t, pe.Reason, tc.reason, tc.body)
 	}
 }
@@ -193,8 +190,8 @@ func TestFencedBlocks(t *testing.T) {
 }
 
 // FuzzParse checks that no input makes a parser panic, that every failure is
-// a *ProtocolError, and that a success is stable: re-rendering the decoded
-// block and parsing it again gives the same status.
+// a *ProtocolError, and that a success is stable: encoding the decoded
+// report and parsing it again gives the same status.
 func FuzzParse(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "protocol", "*.md"))
 	for _, file := range files {
@@ -215,17 +212,23 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("error is not a *ProtocolError with a reason: %#v", err)
 			}
 		}
-		r, err := ParseReport(text)
+		r, _, err := ParseReport(text)
 		check(err)
 		if err == nil {
-			again, err2 := ParseReport("```horizon-report\n" + string(r.Raw) + "\n```")
+			b, merr := json.Marshal(r)
+			if merr != nil {
+				t.Fatalf("marshal %#v: %v", r, merr)
+			}
+			again, _, err2 := ParseReport("```horizon-report\n" + string(b) + "\n```")
 			if err2 != nil || again.Status != r.Status {
-				t.Fatalf("re-parse of %s: %v, %q vs %q", r.Raw, err2, again.Status, r.Status)
+				t.Fatalf("re-parse of %s: %v, %q vs %q", b, err2, again.Status, r.Status)
 			}
 		}
-		_, err = ParseAudit(text)
+		_, _, err = ParseAudit(text)
 		check(err)
-		_, err = ParsePlan(text)
+		_, _, err = ParsePlan(text)
+		check(err)
+		_, _, err = ParseAdvice(text)
 		check(err)
 	})
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
+
+	"github.com/horizon/horizon/horizon"
 )
 
 // mockOpenCode mimics the few OpenCode endpoints RunSession uses, with state
@@ -561,7 +563,7 @@ func TestServerEnvOwnsOpenCodeVariables(t *testing.T) {
 }
 
 func TestErrorsAreTyped(t *testing.T) {
-	var err error = &ProtocolError{Kind: KindAudit, Reason: "r"}
+	var err error = &ProtocolError{Kind: horizon.BlockAudit, Reason: "r"}
 	require.True(t, errors.Is(err, ErrProtocol))
 	require.False(t, IsNotFound(err))
 	require.True(t, IsNotFound(fmt.Errorf("wrapped: %w", &APIError{StatusCode: 404})))

@@ -37,7 +37,8 @@ func TestWorkerJoinsRemoteEngine(t *testing.T) {
 
 	home := filepath.Join(t.TempDir(), "worker-home")
 	cmd := exec.Command(horizonBin, "worker")
-	cmd.Env = append(append([]string{}, w.env...), "HORIZON_HOME="+home, "HORIZON_TEMPORAL_ADDRESS=127.0.0.1:"+port, "HORIZON_WORKER_PAID_POLLER=false")
+	cmd.Env = append(append([]string{}, w.env...), "HORIZON_HOME="+home, "HORIZON_TEMPORAL_ADDRESS=127.0.0.1:"+port, "HORIZON_WORKER_PAID_POLLER=false",
+		"HORIZON_TEMPORAL_API_KEY_FILE="+filepath.Join(w.home, "engine.token"))
 	require.NoError(t, cmd.Start())
 	require.Eventually(t, func() bool {
 		b, _ := os.ReadFile(filepath.Join(home, "logs", "horizon.log"))

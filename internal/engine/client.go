@@ -5,7 +5,9 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"net"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -30,24 +32,44 @@ func (e *UnreachableError) Error() string {
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
 // Dial connects to the configured engine (embedded or remote) and checks it
-// answers. It does not start anything.
+// answers. It does not start anything. The embedded engine is dialled with
+// the token in $HORIZON_HOME/engine.token; a remote one with
+// temporal.api_key, else the contents of temporal.api_key_file, if set.
 func Dial(ctx context.Context, cfg *config.Config, l zerolog.Logger) (client.Client, error) {
 	opts := client.Options{
 		HostPort:  cfg.FrontendAddress(),
 		Namespace: cfg.Temporal.Namespace,
 		Logger:    logging.NewTemporal(l),
 	}
-	if !cfg.Embedded() {
+	if cfg.Embedded() {
+		tok, err := ReadToken(TokenPath(cfg.Home))
+		if err != nil {
+			return nil, &UnreachableError{Address: opts.HostPort, Err: err}
+		}
+		opts.Credentials = client.NewAPIKeyStaticCredentials(tok)
+		// The embedded frontend listens on loopback in plaintext; API-key
+		// credentials would otherwise switch TLS on.
+		opts.ConnectionOptions.TLSDisabled = true
+	} else {
 		tlsConf, err := tlsConfig(cfg.Temporal.TLS)
 		if err != nil {
 			return nil, err
 		}
 		opts.ConnectionOptions.TLS = tlsConf
-		if cfg.Temporal.APIKey != "" {
-			opts.Credentials = client.NewAPIKeyStaticCredentials(cfg.Temporal.APIKey)
-			if opts.ConnectionOptions.TLS == nil {
-				// API keys travel only over TLS.
+		key, err := remoteAPIKey(cfg.Temporal)
+		if err != nil {
+			return nil, err
+		}
+		if key != "" {
+			opts.Credentials = client.NewAPIKeyStaticCredentials(key)
+			if opts.ConnectionOptions.TLS == nil && !loopbackAddress(cfg.Temporal.Address) {
+				// API keys leave the machine only over TLS; a loopback
+				// address (another home's embedded engine, an SSH tunnel)
+				// is as private as the embedded engine's own connection.
 				opts.ConnectionOptions.TLS = &tls.Config{MinVersion: tls.VersionTLS12}
+			}
+			if opts.ConnectionOptions.TLS == nil {
+				opts.ConnectionOptions.TLSDisabled = true
 			}
 		}
 	}
@@ -75,6 +97,36 @@ func DialWait(ctx context.Context, cfg *config.Config, l zerolog.Logger, timeout
 		return nil, &UnreachableError{Address: cfg.FrontendAddress(), Err: err}
 	}
 	return c, nil
+}
+
+// remoteAPIKey is temporal.api_key, else the trimmed contents of
+// temporal.api_key_file, else "".
+func remoteAPIKey(t config.Temporal) (string, error) {
+	if t.APIKey != "" || t.APIKeyFile == "" {
+		return t.APIKey, nil
+	}
+	data, err := os.ReadFile(t.APIKeyFile)
+	if err != nil {
+		return "", fmt.Errorf("engine: read temporal.api_key_file %s: %w", t.APIKeyFile, err)
+	}
+	key := strings.TrimSpace(string(data))
+	if key == "" {
+		return "", fmt.Errorf("engine: temporal.api_key_file %s is empty; put the engine's token in it (the engine host's $HORIZON_HOME/%s)", t.APIKeyFile, TokenFile)
+	}
+	return key, nil
+}
+
+// loopbackAddress reports whether host:port names this machine's loopback.
+func loopbackAddress(hostPort string) bool {
+	host, _, err := net.SplitHostPort(hostPort)
+	if err != nil {
+		host = hostPort
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func tlsConfig(t config.TLS) (*tls.Config, error) {

@@ -7,6 +7,13 @@
 // often (a one-shard server otherwise adds tens of milliseconds to every
 // activity) and SQLite runs in WAL mode. Durability is not traded for that
 // speed; see sqliteAttributes.
+//
+// Only the owner reaches the embedded engine: its frontend admits a caller
+// only with the token kept in $HORIZON_HOME/engine.token (mode 0600,
+// created on first start; see tokenClaims), which Dial presents for every
+// horizon client and the Web UI presents for its browser. The server's own
+// services talk over mutual TLS (internodeTLS), the system worker through
+// the internal frontend.
 package engine
 
 import (
@@ -14,14 +21,18 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 	uiserver "github.com/temporalio/ui-server/v2/server"
+	uiapi "github.com/temporalio/ui-server/v2/server/api"
 	uiconfig "github.com/temporalio/ui-server/v2/server/config"
 	uioptions "github.com/temporalio/ui-server/v2/server/server_options"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -34,6 +45,7 @@ import (
 	"go.temporal.io/server/common/primitives"
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/types/known/durationpb"
 )
 
@@ -43,6 +55,9 @@ const loopbackIP = "127.0.0.1"
 type Options struct {
 	// DBPath is the SQLite file; created with its schema on first start.
 	DBPath string
+	// TokenPath is the access token file (created on first start); empty
+	// means TokenFile next to DBPath, which is $HORIZON_HOME/engine.token.
+	TokenPath string
 	// Port is the frontend gRPC port on 127.0.0.1.
 	Port int
 	// UIPort is the Web UI port on 127.0.0.1; 0 disables the UI.
@@ -66,6 +81,7 @@ type Options struct {
 // Embedded is a running in-process engine.
 type Embedded struct {
 	server   temporal.Server
+	conf     *tconfig.Config
 	ui       *uiserver.Server
 	uiDone   chan error
 	opts     Options
@@ -105,6 +121,13 @@ func StartEmbedded(o Options) (*Embedded, error) {
 	if err := os.MkdirAll(filepath.Dir(o.DBPath), 0o700); err != nil {
 		return nil, fmt.Errorf("engine: create %s: %w", filepath.Dir(o.DBPath), err)
 	}
+	if o.TokenPath == "" {
+		o.TokenPath = filepath.Join(filepath.Dir(o.DBPath), TokenFile)
+	}
+	token, err := EnsureToken(o.TokenPath)
+	if err != nil {
+		return nil, err
+	}
 	sqlConf, err := prepareDB(o)
 	if err != nil {
 		return nil, err
@@ -114,25 +137,19 @@ func StartEmbedded(o Options) (*Embedded, error) {
 		return nil, err
 	}
 	logger := newServerLogger(o.Logger)
-	authorizer, err := authorization.GetAuthorizerFromConfig(&conf.Global.Authorization)
-	if err != nil {
-		return nil, fmt.Errorf("engine: authorizer: %w", err)
-	}
-	claimMapper, err := authorization.GetClaimMapperFromConfig(&conf.Global.Authorization, logger)
-	if err != nil {
-		return nil, fmt.Errorf("engine: claim mapper: %w", err)
-	}
 	hosts := map[primitives.ServiceName]static.Hosts{}
+	services := make([]string, 0, len(conf.Services))
 	for name, svc := range conf.Services {
 		hosts[primitives.ServiceName(name)] = static.SingleLocalHost(net.JoinHostPort(loopbackIP, strconv.Itoa(svc.RPC.GRPCPort)))
+		services = append(services, name)
 	}
 	srv, err := temporal.NewServer(
 		temporal.WithConfig(conf),
-		temporal.ForServices(temporal.DefaultServices),
+		temporal.ForServices(services),
 		temporal.WithStaticHosts(hosts),
 		temporal.WithLogger(logger),
-		temporal.WithAuthorizer(authorizer),
-		temporal.WithClaimMapper(func(*tconfig.Config) authorization.ClaimMapper { return claimMapper }),
+		temporal.WithAuthorizer(authorization.NewDefaultAuthorizer()),
+		temporal.WithClaimMapper(func(*tconfig.Config) authorization.ClaimMapper { return tokenClaims{token: []byte(token)} }),
 		temporal.WithDynamicConfigClient(dynamicConfig(o.Untuned)),
 	)
 	if err != nil {
@@ -141,9 +158,9 @@ func StartEmbedded(o Options) (*Embedded, error) {
 	if err := srv.Start(); err != nil {
 		return nil, fmt.Errorf("engine: start server: %w", err)
 	}
-	e := &Embedded{server: srv, opts: o}
+	e := &Embedded{server: srv, conf: conf, opts: o}
 	if o.UIPort != 0 {
-		e.ui = uiserver.NewServer(uioptions.WithConfigProvider(&uiconfig.Config{
+		e.ui = uiserver.NewServer(uiWithToken(token), uioptions.WithConfigProvider(&uiconfig.Config{
 			Host:                loopbackIP,
 			Port:                o.UIPort,
 			TemporalGRPCAddress: e.FrontendAddress(),
@@ -158,6 +175,21 @@ func StartEmbedded(o Options) (*Embedded, error) {
 	}
 	return e, nil
 }
+
+// uiWithToken makes the Web UI present the engine's token on every call it
+// forwards to the frontend, so the browser needs none. Anyone who can reach
+// the UI's loopback port therefore acts as the owner (README: Security).
+func uiWithToken(token string) uioptions.ServerOption {
+	md := metadata.Pairs("authorization", "Bearer "+token)
+	return uioptions.WithAPIMiddleware([]uiapi.Middleware{
+		func(echo.Context) runtime.ServeMuxOption {
+			return runtime.WithMetadata(func(context.Context, *http.Request) metadata.MD { return md })
+		},
+	})
+}
+
+// TokenPath is the file holding the engine's access token.
+func (e *Embedded) TokenPath() string { return e.opts.TokenPath }
 
 // FrontendAddress is the gRPC address clients dial.
 func (e *Embedded) FrontendAddress() string {
@@ -288,7 +320,10 @@ func serverConfig(o Options, sqlConf *tconfig.SQL) (*tconfig.Config, error) {
 	}
 	conf.DCRedirectionPolicy.Policy = "noop"
 	conf.Services = map[string]tconfig.Service{}
-	for _, name := range []string{"frontend", "history", "matching", "worker"} {
+	// The internal frontend serves the server's own system worker
+	// (schedules, batch operations) without the token, so it is reachable
+	// only over internode mutual TLS.
+	for _, name := range []string{"frontend", "internal-frontend", "history", "matching", "worker"} {
 		var svc tconfig.Service
 		svc.RPC.BindOnIP = loopbackIP
 		if name == "frontend" {
@@ -301,14 +336,25 @@ func serverConfig(o Options, sqlConf *tconfig.SQL) (*tconfig.Config, error) {
 				return nil, err
 			}
 			svc.RPC.GRPCPort = p
+			if name == "internal-frontend" {
+				if svc.RPC.HTTPPort, err = freePort(); err != nil {
+					return nil, err
+				}
+			}
 		}
 		conf.Services[name] = svc
 	}
+	internode, err := internodeTLS()
+	if err != nil {
+		return nil, err
+	}
+	conf.Global.TLS.Internode = internode
 	conf.Archival.History.State = "disabled"
 	conf.Archival.Visibility.State = "disabled"
 	conf.NamespaceDefaults.Archival.History.State = "disabled"
 	conf.NamespaceDefaults.Archival.Visibility.State = "disabled"
-	conf.PublicClient.HostPort = frontend
+	// With an internal frontend, the server's own clients find it through
+	// membership; PublicClient must stay empty.
 	return &conf, nil
 }
 

@@ -32,9 +32,18 @@ func startWith(tb testing.TB, o Options) (*Embedded, client.Client) {
 	o.Port, o.UIPort, o.Namespace, o.Retention, o.Logger = freePortT(tb), freePortT(tb), "default", 30*24*time.Hour, zerolog.Nop()
 	e, err := StartEmbedded(o)
 	require.NoError(tb, err)
-	c, err := client.Dial(client.Options{HostPort: e.FrontendAddress(), Logger: quiet{}})
+	return e, dialToken(tb, e)
+}
+
+// dialToken connects to e with its token, as every horizon client does.
+func dialToken(tb testing.TB, e *Embedded) client.Client {
+	tb.Helper()
+	tok, err := ReadToken(e.TokenPath())
 	require.NoError(tb, err)
-	return e, c
+	c, err := client.Dial(client.Options{HostPort: e.FrontendAddress(), Logger: quiet{}, Credentials: client.NewAPIKeyStaticCredentials(tok),
+		ConnectionOptions: client.ConnectionOptions{TLSDisabled: true}})
+	require.NoError(tb, err)
+	return c
 }
 
 type quiet struct{}
@@ -103,8 +112,7 @@ func TestEmbeddedRestartKeepsState(t *testing.T) {
 	e2, err := StartEmbedded(Options{DBPath: filepath.Join(dir, "temporal.db"), Port: freePortT(t), Logger: zerolog.Nop(), Retention: 30 * 24 * time.Hour})
 	require.NoError(t, err)
 	defer e2.Stop()
-	c2, err := client.Dial(client.Options{HostPort: e2.FrontendAddress(), Logger: quiet{}})
-	require.NoError(t, err)
+	c2 := dialToken(t, e2)
 	defer c2.Close()
 	desc, err := c2.DescribeWorkflowExecution(context.Background(), "kept", "")
 	require.NoError(t, err)

@@ -22,7 +22,8 @@ type conversation struct {
 	lastUser string
 	workdir  string
 	title    bool
-	size     int // bytes of message text, for estimated usage
+	size     int      // bytes of message text, for estimated usage
+	tools    []string // the "tool" messages (tool results) after the last user message
 }
 
 func readConversation(msgs []chatMessage) conversation {
@@ -43,8 +44,11 @@ func readConversation(msgs []chatMessage) conversation {
 		}
 	}
 	for _, m := range msgs[lastUser+1:] {
-		if m.Role == "assistant" {
+		switch m.Role {
+		case "assistant":
 			c.step++
+		case "tool":
+			c.tools = append(c.tools, m.text())
 		}
 	}
 	c.haystack = strings.Join(hay, "\n")

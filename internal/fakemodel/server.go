@@ -34,6 +34,12 @@ type Request struct {
 	Held     bool // the reply had a Hold
 	Title    bool // an OpenCode title request (see TitleMarker)
 	Workdir  string
+	// Authorization is the request's Authorization header (OpenCode sends
+	// "Bearer <the provider's API key>").
+	Authorization string
+	// ToolResults are the texts of the tool messages after the last user
+	// message: the output of the tools the agent ran for this conversation.
+	ToolResults []string
 }
 
 // Server serves a Script. It is safe for concurrent requests.
@@ -230,7 +236,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	conv := readConversation(req.Messages)
-	reply, hold := s.record(req, conv, r.Header.Get("x-session-id"))
+	reply, hold := s.record(req, conv, r.Header.Get("x-session-id"), r.Header.Get("Authorization"))
 
 	ctx := r.Context()
 	if hold != nil {
@@ -266,7 +272,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 // record picks the reply, counts a conversation against the rule's Times and
 // records the request, all under one lock so concurrent requests cannot
 // overdraw a rule. It returns the hold channel to wait on, if any.
-func (s *Server) record(req chatRequest, conv conversation, session string) (Reply, <-chan struct{}) {
+func (s *Server) record(req chatRequest, conv conversation, session, authorization string) (Reply, <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	reply, name := s.fallback, ""
@@ -305,6 +311,9 @@ func (s *Server) record(req chatRequest, conv conversation, session string) (Rep
 		Held:     reply.Hold != "",
 		Title:    conv.title,
 		Workdir:  conv.workdir,
+
+		Authorization: authorization,
+		ToolResults:   conv.tools,
 	})
 	close(s.changed)
 	s.changed = make(chan struct{})
