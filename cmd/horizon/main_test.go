@@ -72,7 +72,7 @@ func TestStartFlagsBindConfig(t *testing.T) {
 	t.Setenv("HORIZON_HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	a := &app{repoDir: t.TempDir()}
-	cmd := a.startCmd()
+	cmd := newStartCmd(a, nil)
 	require.NoError(t, cmd.ParseFlags([]string{"--model", "p/m", "--max-attempts", "7", "--allow-dirty"}))
 	require.NoError(t, a.setup(cmd))
 	require.Equal(t, "p/m", a.cfg.Models.Default)
@@ -83,7 +83,7 @@ func TestStartFlagsBindConfig(t *testing.T) {
 	require.Equal(t, 72*time.Hour, a.cfg.Run.BudgetTime)
 
 	a = &app{repoDir: t.TempDir()}
-	cmd = a.startCmd()
+	cmd = newStartCmd(a, nil)
 	require.NoError(t, cmd.ParseFlags([]string{"--autonomy", "Semi", "--budget-time", "8h", "--budget-spend", "2.5"}))
 	require.NoError(t, a.setup(cmd))
 	require.Equal(t, horizon.AutonomySemi, a.cfg.Run.Autonomy)
@@ -91,7 +91,7 @@ func TestStartFlagsBindConfig(t *testing.T) {
 	require.Equal(t, 2.5, a.cfg.Run.BudgetSpend)
 
 	a = &app{repoDir: t.TempDir()}
-	cmd = a.startCmd()
+	cmd = newStartCmd(a, nil)
 	require.NoError(t, cmd.ParseFlags([]string{"--autonomy", "yolo"}))
 	err := a.setup(cmd)
 	require.ErrorContains(t, err, "--autonomy")

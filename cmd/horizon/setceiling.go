@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+
+	"github.com/horizon/horizon/workflows"
+)
+
+type setCeilingOptions struct {
+	app   *app
+	runID string
+	usd   float64
+	day   bool
+}
+
+func newSetCeilingCmd(a *app, runF func(context.Context, *setCeilingOptions) error) *cobra.Command {
+	o := &setCeilingOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "set-ceiling RUN USD [--day]",
+		Short: "Set a run's spend ceiling; a run paused at its ceiling goes on once it is raised",
+		Long: `Set the most RUN may spend, in USD as OpenCode reports costs (0: no ceiling).
+A run whose spend reaches its ceiling pauses before its next attempt and
+waits, costing nothing, until the ceiling is raised above what it spent.
+The default ceiling of new runs is spend.ceiling. With --day, set the daily
+ceiling (all runs' spend per UTC day, spend.day_ceiling) that RUN observes.`,
+		Example: `  horizon set-ceiling run-20261130-021500-ab12cd 5.00`,
+		Args:    cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			usd, err := strconv.ParseFloat(args[1], 64)
+			if err != nil || usd < 0 {
+				return usagef("USD %q: give an amount such as 5 or 12.50 (0 removes the ceiling)", args[1])
+			}
+			o.runID, o.usd = args[0], usd
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return setCeilingRun(cmd.Context(), o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.day, "day", false, "set the daily ceiling instead of the run's")
+	return cmd
+}
+
+func setCeilingRun(ctx context.Context, o *setCeilingOptions) error {
+	a := o.app
+	name := workflows.UpdateSetCeiling
+	if o.day {
+		name = workflows.UpdateSetDayCeiling
+	}
+	return a.withRun(ctx, name, o.runID, false, func(c client.Client, id string) error {
+		s, err := updateRun(ctx, c, id, name, o.usd)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.out, "run %s: ceiling $%.2f, spent $%.4f; daily ceiling $%.2f\n", s.RunID, s.Ceiling, s.Usage.Cost, s.DayCeiling)
+		return nil
+	})
+}
