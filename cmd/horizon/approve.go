@@ -40,7 +40,7 @@ the approval in the run's record.
 A run that is not waiting refuses the approval, with its reason (exit 2).`,
 		Example: `  horizon approve run-20261130-021500-ab12cd
   horizon approve run-20261130-021500-ab12cd --subject m2 --note "CSV first, JSON can wait"`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.runID = args[0]
 			if runF != nil {

@@ -20,7 +20,7 @@ func newCancelCmd(a *app, runF func(context.Context, *cancelOptions) error) *cob
 	cmd := &cobra.Command{
 		Use:   "cancel RUN",
 		Short: "Cancel a run: its agent session is aborted and nothing more is committed",
-		Args:  cobra.ExactArgs(1),
+		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.runID = args[0]
 			if runF != nil {

@@ -71,7 +71,7 @@ func TestStatusFlags(t *testing.T) {
 	testFlags(t, newStatusCmd, []flagCase[statusOptions]{
 		{name: "latest", args: nil, want: statusOptions{}},
 		{name: "named, json", args: []string{"run-1", "--json"}, want: statusOptions{runID: "run-1", json: true}},
-		{name: "two runs", args: []string{"a", "b"}, err: "accepts at most 1 arg"},
+		{name: "two runs", args: []string{"a", "b"}, err: "takes at most 1 argument"},
 	})
 }
 
@@ -80,7 +80,7 @@ func TestListFlags(t *testing.T) {
 		{name: "defaults", args: nil, want: listOptions{limit: 50}},
 		{name: "all flags", args: []string{"--status", "running", "--here", "--json", "--limit", "0"},
 			want: listOptions{status: "running", here: true, json: true, limit: 0}},
-		{name: "an argument", args: []string{"run-1"}, err: "unknown command"},
+		{name: "an argument", args: []string{"run-1"}, err: "takes no arguments"},
 	})
 }
 
@@ -88,7 +88,7 @@ func TestCancelFlags(t *testing.T) {
 	testFlags(t, newCancelCmd, []flagCase[cancelOptions]{
 		{name: "default wait", args: []string{"run-1"}, want: cancelOptions{runID: "run-1", wait: 30 * time.Second}},
 		{name: "wait", args: []string{"run-1", "--wait", "5s"}, want: cancelOptions{runID: "run-1", wait: 5 * time.Second}},
-		{name: "no run", args: nil, err: "accepts 1 arg"},
+		{name: "no run", args: nil, err: "takes 1 argument"},
 	})
 }
 
@@ -96,7 +96,7 @@ func TestResumeFlags(t *testing.T) {
 	testFlags(t, newResumeCmd, []flagCase[resumeOptions]{
 		{name: "every run", args: nil, want: resumeOptions{}},
 		{name: "one run, followed", args: []string{"run-1", "-f", "--json"}, want: resumeOptions{runID: "run-1", follow: true, json: true}},
-		{name: "two runs", args: []string{"a", "b"}, err: "accepts at most 1 arg"},
+		{name: "two runs", args: []string{"a", "b"}, err: "takes at most 1 argument"},
 	})
 }
 
@@ -104,7 +104,7 @@ func TestUIFlags(t *testing.T) {
 	testFlags(t, newUICmd, []flagCase[uiOptions]{
 		{name: "all runs", args: nil, want: uiOptions{}},
 		{name: "one run", args: []string{"run-1"}, want: uiOptions{runID: "run-1"}},
-		{name: "two runs", args: []string{"a", "b"}, err: "accepts at most 1 arg"},
+		{name: "two runs", args: []string{"a", "b"}, err: "takes at most 1 argument"},
 	})
 }
 
@@ -112,30 +112,30 @@ func TestDoctorFlags(t *testing.T) {
 	testFlags(t, newDoctorCmd, []flagCase[doctorOptions]{
 		{name: "text", args: nil, want: doctorOptions{}},
 		{name: "json", args: []string{"--json"}, want: doctorOptions{json: true}},
-		{name: "an argument", args: []string{"x"}, err: "unknown command"},
+		{name: "an argument", args: []string{"x"}, err: "takes no arguments"},
 	})
 }
 
 func TestNoFlagCommands(t *testing.T) {
 	testFlags(t, newVersionCmd, []flagCase[versionOptions]{
 		{name: "version", args: nil, want: versionOptions{}},
-		{name: "version with an argument", args: []string{"x"}, err: "unknown command"},
+		{name: "version with an argument", args: []string{"x"}, err: "takes no arguments"},
 	})
 	testFlags(t, newServerCmd, []flagCase[serverOptions]{
 		{name: "server", args: nil, want: serverOptions{}},
-		{name: "server with an argument", args: []string{"x"}, err: "unknown command"},
+		{name: "server with an argument", args: []string{"x"}, err: "takes no arguments"},
 	})
 	testFlags(t, newWorkerCmd, []flagCase[workerOptions]{
 		{name: "worker", args: nil, want: workerOptions{}},
-		{name: "worker with an argument", args: []string{"x"}, err: "unknown command"},
+		{name: "worker with an argument", args: []string{"x"}, err: "takes no arguments"},
 	})
 	testFlags(t, newPauseCmd, []flagCase[pauseOptions]{
 		{name: "pause", args: []string{"run-1"}, want: pauseOptions{runID: "run-1"}},
-		{name: "pause without a run", args: nil, err: "accepts 1 arg"},
+		{name: "pause without a run", args: nil, err: "takes 1 argument"},
 	})
 	testFlags(t, newHistoryCmd, []flagCase[historyOptions]{
 		{name: "history", args: []string{"run-1"}, want: historyOptions{runID: "run-1"}},
-		{name: "history without a run", args: nil, err: "accepts 1 arg"},
+		{name: "history without a run", args: nil, err: "takes 1 argument"},
 	})
 }
 
@@ -173,7 +173,7 @@ func TestSetCeilingFlags(t *testing.T) {
 		{name: "none", args: []string{"run-1", "0"}, want: setCeilingOptions{runID: "run-1"}},
 		{name: "daily", args: []string{"run-1", "5", "--day"}, want: setCeilingOptions{runID: "run-1", usd: 5, day: true}},
 		{name: "not a number", args: []string{"run-1", "five"}, err: `USD "five"`},
-		{name: "no amount", args: []string{"run-1"}, err: "accepts 2 arg"},
+		{name: "no amount", args: []string{"run-1"}, err: "takes 2 arguments"},
 	})
 }
 
@@ -190,7 +190,7 @@ func TestApproveFlags(t *testing.T) {
 		{name: "whatever it waits at", args: []string{"run-1"}, want: approveOptions{runID: "run-1"}},
 		{name: "subject, note, json", args: []string{"run-1", "--subject", "m2", "--note", "CSV first", "--json"},
 			want: approveOptions{runID: "run-1", subject: "m2", note: "CSV first", json: true}},
-		{name: "no run", args: nil, err: "accepts 1 arg"},
+		{name: "no run", args: nil, err: "takes 1 argument"},
 	})
 }
 
@@ -201,7 +201,7 @@ func TestUnblockFlags(t *testing.T) {
 		{name: "the run's one blocker", args: []string{"run-1", "--note", "key added"}, want: unblockOptions{runID: "run-1", note: "key added"}},
 		{name: "no note", args: []string{"run-1", "f3"}, err: "--note is required"},
 		{name: "blank note", args: []string{"run-1", "--note", " "}, err: "--note is required"},
-		{name: "three arguments", args: []string{"run-1", "f3", "f4", "--note", "x"}, err: "accepts between 1 and 2 arg"},
+		{name: "three arguments", args: []string{"run-1", "f3", "f4", "--note", "x"}, err: "takes 1 to 2 arguments"},
 	})
 	_, err := parseCmd(newUnblockCmd, []string{"run-1"})
 	require.Equal(t, ExitUsage, exitCode(err))

@@ -40,7 +40,7 @@ autonomy (it never waits for ` + "`horizon approve`" + `). Takes under a minute;
 in the Web UI while it runs.
 
 The demo needs opencode (npm opencode-ai) like any run; ` + "`horizon doctor`" + ` checks.`,
-		Args: cobra.NoArgs,
+		Args: noArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), o)

@@ -38,7 +38,7 @@ func newDoctorCmd(a *app, runF func(context.Context, *doctorOptions) error) *cob
 		Short: "Check git, opencode, ast-grep, the repo's gate, the engine and connected models",
 		Long: `Check everything a run needs, one line each: ok, or what to do.
 Exit 0 when all checks pass, 3 otherwise.`,
-		Args: cobra.NoArgs,
+		Args: noArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), o)

@@ -3,7 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/gate"
@@ -67,10 +67,10 @@ func exitCode(err error) int {
 	return ExitRunEnded
 }
 
-func printErr(err error) {
+func printErr(w io.Writer, err error) {
 	var ee exitErr
 	if errors.As(err, &ee) && ee.msg == "" {
 		return
 	}
-	fmt.Fprintln(os.Stderr, "horizon:", err)
+	fmt.Fprintln(w, "horizon:", err)
 }

@@ -30,7 +30,7 @@ func newFakeModelCmd(a *app, runF func(context.Context, *fakeModelOptions) error
 		Use:    "fake-model [--script FILE] [--addr HOST:PORT] [--opencode-config FILE]",
 		Short:  "Serve a scripted OpenAI-compatible model (testing aid)",
 		Hidden: true,
-		Args:   cobra.NoArgs,
+		Args:   noArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), o)

@@ -38,7 +38,7 @@ duration and the failing tests as the test tool names them. The receipt is
 also appended to $HORIZON_HOME/gate/receipts.jsonl. --json prints it as JSON.
 
 Exit: 0 pass, 1 fail/timeout/error, 2 no gate or not runnable.`,
-		Args: cobra.NoArgs,
+		Args: noArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), o)

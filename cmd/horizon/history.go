@@ -25,7 +25,7 @@ func newHistoryCmd(a *app, runF func(context.Context, *historyOptions) error) *c
 		Use:    "history RUN",
 		Short:  "Print a run's Temporal event history as JSON",
 		Hidden: true,
-		Args:   cobra.ExactArgs(1),
+		Args:   exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.runID = args[0]
 			if runF != nil {

@@ -33,7 +33,7 @@ func newListCmd(a *app, runF func(context.Context, *listOptions) error) *cobra.C
 failed, blocked, cancelled), attempts (over all features of a planned run),
 cost and goal. --json prints an array
 of {run_id, status, goal, repo, branch, attempts, cost, started_at}.`,
-		Args: cobra.NoArgs,
+		Args: noArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), o)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -97,4 +98,53 @@ func TestStartFlagsBindConfig(t *testing.T) {
 	require.ErrorContains(t, err, "--autonomy")
 	require.ErrorContains(t, err, "full")
 	require.Equal(t, ExitUsage, exitCode(err))
+}
+
+// runCLI runs one command line in this process, in a home and config of
+// its own, and returns the exit code, stdout and stderr.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	if os.Getenv("HORIZON_HOME") == "" {
+		t.Setenv("HORIZON_HOME", t.TempDir())
+	}
+	if os.Getenv("XDG_CONFIG_HOME") == "" {
+		t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	}
+	var out, errOut bytes.Buffer
+	code := run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// Every way a command line can be wrong is bad usage (exit 2), and says
+// what the command takes; nothing runs.
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"missing argument", []string{"cancel"}, []string{"horizon cancel takes 1 argument, got none", "usage: horizon cancel RUN"}},
+		{"missing second argument", []string{"set-ceiling", "run-1"}, []string{"takes 2 arguments", `got "run-1"`}},
+		{"extra argument", []string{"status", "a", "b"}, []string{"takes at most 1 argument", `got "a" "b"`}},
+		{"argument to a command that takes none", []string{"doctor", "now"}, []string{"horizon doctor takes no arguments"}},
+		{"too many", []string{"unblock", "r", "f1", "f2", "--note", "x"}, []string{"takes 1 to 2 arguments"}},
+		{"unknown command", []string{"frobnicate"}, []string{`unknown command "frobnicate"`, "horizon --help"}},
+		{"misspelled command", []string{"stauts"}, []string{"did you mean", "status?"}},
+		{"unknown flag", []string{"status", "--frobnicate"}, []string{"frobnicate"}},
+		{"negative number", []string{"set-ceiling", "run-1", "-5"}, []string{"-5 is read as a flag", "can be negative", `"--"`}},
+		{"negative number after --", []string{"set-ceiling", "run-1", "--", "-5"}, []string{`USD "-5"`}},
+		{"negative fraction", []string{"set-ceiling", "run-1", "-0.5"}, []string{"-0.5 is read as a flag"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut := runCLI(t, tt.args...)
+			require.Equal(t, ExitUsage, code, errOut)
+			for _, w := range tt.want {
+				require.Contains(t, errOut, w)
+			}
+		})
+	}
+	code, out, _ := runCLI(t)
+	require.Equal(t, ExitOK, code, "no command shows the help")
+	require.Contains(t, out, "Start here:")
 }

@@ -40,7 +40,7 @@ fallback: a role without a reachable model is listed as unavailable.
 
 The leaderboard is bundled (zilX models.json format); models.file replaces
 it. --model or models.default overrides every role.`,
-		Args: cobra.NoArgs,
+		Args: noArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), o)

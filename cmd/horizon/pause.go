@@ -23,7 +23,7 @@ func newPauseCmd(a *app, runF func(context.Context, *pauseOptions) error) *cobra
 		Long: `Hold RUN before its next attempt. The step in flight (an agent session, a
 gate run) finishes and is recorded; nothing new starts, and nothing is paid
 for, until ` + "`horizon resume RUN`" + `.`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.runID = args[0]
 			if runF != nil {

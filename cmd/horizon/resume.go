@@ -32,7 +32,7 @@ is not repeated. With RUN, a run held by ` + "`horizon pause`" + ` goes on too.
 
 With RUN, show that run; with --follow, follow it to its end like ` + "`horizon start`" + `
 (same exit codes).`,
-		Args: cobra.MaximumNArgs(1),
+		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				o.runID = args[0]

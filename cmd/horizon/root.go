@@ -37,16 +37,21 @@ type app struct {
 }
 
 // Main runs the CLI and returns the process exit code.
-func Main(args []string) int {
-	a := &app{out: os.Stdout, errOut: os.Stderr}
+func Main(args []string) int { return run(args, os.Stdout, os.Stderr) }
+
+// run runs one command line with its output going to out and errOut.
+func run(args []string, out, errOut io.Writer) int {
+	a := &app{out: out, errOut: errOut}
 	root := a.rootCmd()
 	root.SetArgs(args)
+	root.SetOut(out)
+	root.SetErr(errOut)
 	err := root.Execute()
 	if a.logClose != nil {
 		_ = a.logClose.Close()
 	}
 	if err != nil {
-		printErr(err)
+		printErr(errOut, err)
 	}
 	return exitCode(err)
 }
@@ -82,12 +87,25 @@ Exit codes: 0 accepted/ok, 1 run ended otherwise, 2 bad usage or input,
 130 interrupted.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// The root runs only to show its help or refuse a word that names
+		// no command: cobra's own refusal would be a plain error (exit 1).
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return unknownCommand(cmd, args[0])
+		},
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.HasParent() {
+				return nil // help, or an unknown command: no config needed
+			}
 			return a.setup(cmd)
 		},
 	}
 	root.PersistentFlags().StringVar(&a.repoDir, "repo", ".", "repository to work on (its .horizon/config.yaml applies)")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
+	root.SuggestionsMinimumDistance = 2
 	// Each command is built with a nil run function: it runs for real.
 	// Tests build them with their own to check what the flags bind.
 	root.AddCommand(

@@ -26,7 +26,7 @@ horizon's workflows and agent sessions. One daemon runs per $HORIZON_HOME.
 ` + "`horizon start`" + ` and ` + "`horizon resume`" + ` start it in the background when needed;
 run it yourself to watch its log. SIGINT or SIGTERM (` + "`horizon stop`" + `) stops it
 cleanly; a run in flight continues at the next start.`,
-		Args: cobra.NoArgs,
+		Args: noArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), o)

@@ -29,7 +29,7 @@ waits, costing nothing, until the ceiling is raised above what it spent.
 The default ceiling of new runs is spend.ceiling. With --day, set the daily
 ceiling (all runs' spend per UTC day, spend.day_ceiling) that RUN observes.`,
 		Example: `  horizon set-ceiling run-20261130-021500-ab12cd 5.00`,
-		Args:    cobra.ExactArgs(2),
+		Args:    exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			usd, err := strconv.ParseFloat(args[1], 64)
 			if err != nil || usd < 0 {

@@ -44,7 +44,7 @@ with their attempts and receipt IDs), waiting and budget.`,
 		Example: `  horizon status
   horizon status run-20261130-021500-ab12cd --json | jq .status
   horizon status run-20261130-021500-ab12cd --json | jq '.plan.milestones[].features[] | {id, status}'`,
-		Args: cobra.MaximumNArgs(1),
+		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				o.runID = args[0]

@@ -23,7 +23,7 @@ func newStopCmd(a *app, runF func(context.Context, *stopOptions) error) *cobra.C
 		Short: "Stop the daemon cleanly and wait until it has stopped",
 		Long: `Ask the daemon of $HORIZON_HOME to stop (SIGTERM) and wait. Runs are not
 cancelled: they continue at the next ` + "`horizon resume`" + ` or ` + "`horizon start`" + `.`,
-		Args: cobra.NoArgs,
+		Args: noArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), o)

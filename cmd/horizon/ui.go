@@ -22,7 +22,7 @@ func newUICmd(a *app, runF func(context.Context, *uiOptions) error) *cobra.Comma
 		Long: `Print the Web UI address. The UI shows every run live: its goal as the
 summary, a Markdown progress table, each activity (worker, gate, auditor,
 commit) with its retries and heartbeats.`,
-		Args: cobra.MaximumNArgs(1),
+		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				o.runID = args[0]

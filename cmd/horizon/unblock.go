@@ -33,7 +33,7 @@ the note (required) goes to the feature's next attempt.
 FEATURE is the blocked feature's ID, as ` + "`horizon status RUN`" + ` shows it; a
 planned run with several blocked features needs it.`,
 		Example: `  horizon unblock run-20261130-021500-ab12cd f1 --note "STRIPE_KEY is now set in the daemon's environment"`,
-		Args:    cobra.RangeArgs(1, 2),
+		Args:    argsBetween(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if strings.TrimSpace(o.note) == "" {
 				return usagef("--note is required: say what changed, so the next attempt knows")

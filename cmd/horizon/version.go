@@ -18,7 +18,7 @@ func newVersionCmd(a *app, runF func(context.Context, *versionOptions) error) *c
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print horizon's version, its source revision and Go version",
-		Args:  cobra.NoArgs,
+		Args:  noArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), o)

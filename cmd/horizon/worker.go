@@ -17,7 +17,7 @@ func newWorkerCmd(a *app, runF func(context.Context, *workerOptions) error) *cob
 temporal.namespace, temporal.tls.* or temporal.api_key) in config or as
 HORIZON_TEMPORAL_* variables. The worker runs agent sessions and gates on
 this machine, in lanes under $HORIZON_HOME.`,
-		Args: cobra.NoArgs,
+		Args: noArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), o)
