@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -205,4 +206,38 @@ func TestSettingsHidesSecrets(t *testing.T) {
 		}
 		return out
 	}(), " "), "secret"))
+}
+
+// NaN and Inf are not amounts: refused, naming the input, wherever they
+// come from (they would pass the range checks, then fail deep inside when
+// a run's input is encoded).
+func TestAmountsAreNumbers(t *testing.T) {
+	keys := []string{"spend.ceiling", "spend.day_ceiling", "spend.throttle_at", "run.budget_spend"}
+	for _, key := range keys {
+		for _, v := range []string{"NaN", "nan", "Inf", "+Inf", "-Inf", "infinity"} {
+			t.Run(key+"="+v, func(t *testing.T) {
+				isolate(t)
+				t.Setenv(EnvName(key), v)
+				_, err := Load(Options{UserFile: "-none-"})
+				require.Error(t, err)
+				require.ErrorContains(t, err, EnvName(key))
+				require.ErrorContains(t, err, key)
+			})
+		}
+	}
+	t.Run("flag", func(t *testing.T) {
+		isolate(t)
+		_, err := Load(Options{UserFile: "-none-", Flags: flags(t, "--budget-spend", "NaN"), FlagKeys: flagKeys})
+		require.ErrorContains(t, err, "--budget-spend")
+		require.ErrorContains(t, err, "NaN")
+	})
+	t.Run("file", func(t *testing.T) {
+		isolate(t)
+		f := filepath.Join(t.TempDir(), "config.yaml")
+		require.NoError(t, os.WriteFile(f, []byte("spend:\n  ceiling: .inf\n  throttle_at: .nan\n"), 0o600))
+		_, err := Load(Options{UserFile: f})
+		require.ErrorContains(t, err, f)
+		require.ErrorContains(t, err, "spend.ceiling: +Inf")
+		require.ErrorContains(t, err, "spend.throttle_at: NaN")
+	})
 }

@@ -173,6 +173,10 @@ func TestSetCeilingFlags(t *testing.T) {
 		{name: "none", args: []string{"run-1", "0"}, want: setCeilingOptions{runID: "run-1"}},
 		{name: "daily", args: []string{"run-1", "5", "--day"}, want: setCeilingOptions{runID: "run-1", usd: 5, day: true}},
 		{name: "not a number", args: []string{"run-1", "five"}, err: `USD "five"`},
+		{name: "NaN", args: []string{"run-1", "NaN"}, err: `USD "NaN"`},
+		{name: "Inf", args: []string{"run-1", "Inf"}, err: `USD "Inf"`},
+		{name: "infinity", args: []string{"run-1", "+infinity"}, err: `USD "+infinity"`},
+		{name: "negative", args: []string{"run-1", "--", "-1"}, err: `USD "-1"`},
 		{name: "no amount", args: []string{"run-1"}, err: "takes 2 arguments"},
 	})
 }

@@ -148,3 +148,31 @@ func TestUsageErrors(t *testing.T) {
 	require.Equal(t, ExitOK, code, "no command shows the help")
 	require.Contains(t, out, "Start here:")
 }
+
+// NaN and Inf are refused where they are typed, naming the input, before
+// anything is dialled or started.
+func TestAmountsAreNumbers(t *testing.T) {
+	tests := []struct {
+		name string
+		env  []string
+		args []string
+		want string
+	}{
+		{"--budget-spend", nil, []string{"start", "--budget-spend", "NaN", "goal"}, "--budget-spend"},
+		{"--budget-spend Inf", nil, []string{"start", "--budget-spend", "Inf", "goal"}, "--budget-spend"},
+		{"spend.ceiling", []string{"HORIZON_SPEND_CEILING", "NaN"}, []string{"start", "goal"}, "HORIZON_SPEND_CEILING"},
+		{"spend.throttle_at", []string{"HORIZON_SPEND_THROTTLE_AT", "NaN"}, []string{"start", "goal"}, "HORIZON_SPEND_THROTTLE_AT"},
+		{"set-ceiling", nil, []string{"set-ceiling", "run-1", "NaN"}, `USD "NaN"`},
+		{"set-ceiling Inf", nil, []string{"set-ceiling", "run-1", "Inf"}, `USD "Inf"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.env != nil {
+				t.Setenv(tt.env[0], tt.env[1])
+			}
+			code, _, errOut := runCLI(t, append([]string{"--repo", t.TempDir()}, tt.args...)...)
+			require.Equal(t, ExitUsage, code, errOut)
+			require.Contains(t, errOut, tt.want)
+		})
+	}
+}

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
@@ -31,9 +33,9 @@ ceiling (all runs' spend per UTC day, spend.day_ceiling) that RUN observes.`,
 		Example: `  horizon set-ceiling run-20261130-021500-ab12cd 5.00`,
 		Args:    exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			usd, err := strconv.ParseFloat(args[1], 64)
-			if err != nil || usd < 0 {
-				return usagef("USD %q: give an amount such as 5 or 12.50 (0 removes the ceiling)", args[1])
+			usd, err := parseUSD(args[1])
+			if err != nil {
+				return err
 			}
 			o.runID, o.usd = args[0], usd
 			if runF != nil {
@@ -44,6 +46,16 @@ ceiling (all runs' spend per UTC day, spend.day_ceiling) that RUN observes.`,
 	}
 	cmd.Flags().BoolVar(&o.day, "day", false, "set the daily ceiling instead of the run's")
 	return cmd
+}
+
+// parseUSD reads a ceiling: a finite amount, 0 or more. NaN and Inf parse
+// as floats but are no amount (and cannot be sent to a run).
+func parseUSD(arg string) (float64, error) {
+	usd, err := strconv.ParseFloat(strings.TrimSpace(arg), 64)
+	if err != nil || math.IsNaN(usd) || math.IsInf(usd, 0) || usd < 0 {
+		return 0, usagef("USD %q: give an amount such as 5 or 12.50 (0 removes the ceiling)", arg)
+	}
+	return usd, nil
 }
 
 func setCeilingRun(ctx context.Context, o *setCeilingOptions) error {
