@@ -56,6 +56,9 @@ The demo needs opencode (npm opencode-ai) like any run; ` + "`horizon doctor`" +
 func demoRun(ctx context.Context, o *demoOptions) error {
 	a, dir, keep := o.app, o.dir, o.keep
 	if dir == "" {
+		if err := checkHome(a.cfg.Home); err != nil {
+			return err
+		}
 		dir = filepath.Join(a.cfg.Home, "demo", time.Now().Format("20060102-150405"))
 	}
 	script, err := demo.Script()

@@ -130,6 +130,11 @@ func (a *app) doctor(ctx context.Context) []check {
 		}
 	}
 
+	if err := checkHome(a.cfg.Home); err != nil {
+		out = append(out, check{Name: "home", Detail: err.Error(), Fix: "set HORIZON_HOME to a directory you can write"})
+	} else {
+		out = append(out, check{Name: "home", OK: true, Detail: a.cfg.Home})
+	}
 	paths := daemon.Paths{Home: a.cfg.Home}
 	if a.cfg.Embedded() {
 		if pid, running := daemon.Running(paths); running {

@@ -64,6 +64,11 @@ func runError(op, id string, err error) error {
 // first starts the daemon when none is running, and waits until it answers.
 func (a *app) dial(ctx context.Context, autostart bool) (client.Client, error) {
 	if a.cfg.Embedded() {
+		// A home that cannot hold the daemon's files is said as such, not
+		// as "no server is running; `horizon resume` starts it".
+		if err := checkHome(a.cfg.Home); err != nil {
+			return nil, err
+		}
 		if _, running := daemon.Running(a.paths()); !running {
 			if !autostart {
 				return nil, exitErr{code: ExitEnvironment, msg: "no horizon server is running for " + a.cfg.Home + "; `horizon resume` starts it (or run `horizon server` in a terminal)"}

@@ -59,8 +59,9 @@ func exitCode(err error) int {
 	var ar *daemon.AlreadyRunningError
 	var un *engine.UnreachableError
 	var pu *engine.PortInUseError
+	var he *homeError
 	switch {
-	case errors.As(err, &ar), errors.As(err, &un), errors.As(err, &pu),
+	case errors.As(err, &ar), errors.As(err, &un), errors.As(err, &pu), errors.As(err, &he),
 		errors.Is(err, tools.ErrNotFound), errors.Is(err, daemon.ErrNotRunning):
 		return ExitEnvironment
 	}

@@ -130,6 +130,9 @@ func (a *app) setup(cmd *cobra.Command) error {
 	a.cfg = cfg
 	opts := logging.Options{Level: cfg.Log.Level, Console: a.errOut, ConsoleLevel: "warn"}
 	if cmd.Annotations["filelog"] == "true" {
+		if err := checkHome(cfg.Home); err != nil {
+			return err
+		}
 		opts.File = daemon.Paths{Home: cfg.Home}.LogFile()
 		opts.ConsoleLevel = ""
 	}
