@@ -176,3 +176,13 @@ func TestAmountsAreNumbers(t *testing.T) {
 		})
 	}
 }
+
+// A misspelled HORIZON_* variable is reported (it would be ignored), with
+// the variable meant; the command goes on.
+func TestUnknownEnvWarned(t *testing.T) {
+	t.Setenv("HORIZON_TEMPORALPORT", "7299")
+	code, out, errOut := runCLI(t, "version")
+	require.Equal(t, ExitOK, code, errOut)
+	require.Contains(t, out, "horizon ")
+	require.Contains(t, errOut, "horizon: warning: HORIZON_TEMPORALPORT is not a horizon setting and is ignored; did you mean HORIZON_TEMPORAL_PORT (temporal.port)?")
+}

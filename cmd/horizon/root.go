@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -123,6 +124,9 @@ func (a *app) setup(cmd *cobra.Command) error {
 	if top, err := gitTop(repoDir); err == nil {
 		repoDir = top
 	}
+	for _, u := range config.UnknownEnv(os.Environ()) {
+		a.warn("%s", u)
+	}
 	cfg, err := config.Load(config.Options{Repo: repoDir, Flags: cmd.Flags(), FlagKeys: flagKeys})
 	if err != nil {
 		return err
@@ -142,6 +146,11 @@ func (a *app) setup(cmd *cobra.Command) error {
 	}
 	a.log, a.logClose = l, closer
 	return nil
+}
+
+// warn tells the person something is off that does not stop the command.
+func (a *app) warn(format string, args ...any) {
+	fmt.Fprintf(a.errOut, "horizon: warning: "+format+"\n", args...)
 }
 
 func gitTop(dir string) (string, error) {
