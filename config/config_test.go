@@ -241,3 +241,41 @@ func TestAmountsAreNumbers(t *testing.T) {
 		require.ErrorContains(t, err, "spend.throttle_at: NaN")
 	})
 }
+
+// Fallback goes on with the defaults when Load fails, but keeps the home
+// wherever it can still be read, so the daemon is found where it runs.
+func TestFallback(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("home: /srv/horizon\ntemporl:\n  port: 1\n"), 0o600))
+	broken := filepath.Join(dir, "broken.yaml")
+	require.NoError(t, os.WriteFile(broken, []byte("home: [\n"), 0o600))
+	tests := []struct {
+		name string
+		file string
+		env  string // HORIZON_HOME
+		want string
+	}{
+		{"home from a file with an unknown key", bad, "", "/srv/horizon"},
+		{"HORIZON_HOME wins", bad, "/h", "/h"},
+		{"unreadable file: HORIZON_HOME", broken, "/h", "/h"},
+		{"no file", "-none-", "/h", "/h"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolate(t)
+			unsetenv(t, "HORIZON_HOME")
+			if tt.env != "" {
+				t.Setenv("HORIZON_HOME", tt.env)
+			}
+			_, err := Load(Options{UserFile: tt.file})
+			if tt.file == bad {
+				require.Error(t, err, "Load refuses the file Fallback reads")
+			}
+			c := Fallback(Options{UserFile: tt.file})
+			require.Equal(t, tt.want, c.Home)
+			require.Equal(t, 7233, c.Temporal.Port, "everything else is the defaults")
+			require.Equal(t, "info", c.Log.Level)
+		})
+	}
+}

@@ -164,13 +164,7 @@ func Load(o Options) (*Config, error) {
 	}
 
 	var c Config
-	dec := func(dc *mapstructure.DecoderConfig) {
-		dc.DecodeHook = mapstructure.ComposeDecodeHookFunc(
-			mapstructure.StringToTimeDurationHookFunc(),
-			mapstructure.StringToSliceHookFunc(","),
-		)
-	}
-	if err := v.Unmarshal(&c, dec); err != nil {
+	if err := v.Unmarshal(&c, decodeHooks); err != nil {
 		return nil, fmt.Errorf("config: %w", describeDecodeError(err, src))
 	}
 	if err := c.finish(); err != nil {
@@ -180,6 +174,50 @@ func Load(o Options) (*Config, error) {
 		return nil, err
 	}
 	return &c, nil
+}
+
+// Fallback is the configuration to go on with when Load fails, for the
+// commands that must work whatever the settings say (stopping the daemon,
+// printing the version): the defaults, with the home taken from wherever
+// it can still be read (HORIZON_HOME, else a home: key of a file that is
+// valid YAML, the repository's first), so that the daemon is found where
+// it runs. It never fails.
+func Fallback(o Options) *Config {
+	v := viper.New()
+	for k, val := range defaults() {
+		v.SetDefault(k, val)
+	}
+	var c Config
+	_ = v.Unmarshal(&c, decodeHooks)
+	userFile := o.UserFile
+	if userFile == "" {
+		userFile = UserFilePath()
+	}
+	files := []string{userFile}
+	if o.Repo != "" {
+		files = append(files, filepath.Join(o.Repo, RepoFile))
+	}
+	for _, f := range files {
+		fv := viper.New()
+		fv.SetConfigFile(f)
+		fv.SetConfigType("yaml")
+		if f != "" && fv.ReadInConfig() == nil && fv.GetString("home") != "" {
+			c.Home = fv.GetString("home")
+		}
+	}
+	if h := os.Getenv(EnvName("home")); h != "" {
+		c.Home = h
+	}
+	_ = c.finish()
+	return &c
+}
+
+// decodeHooks turn strings into durations and lists.
+func decodeHooks(dc *mapstructure.DecoderConfig) {
+	dc.DecodeHook = mapstructure.ComposeDecodeHookFunc(
+		mapstructure.StringToTimeDurationHookFunc(),
+		mapstructure.StringToSliceHookFunc(","),
+	)
 }
 
 // readFile reads one YAML file into its own viper so unknown keys and parse

@@ -27,6 +27,13 @@ var flagKeys = map[string]string{
 	"budget-spend": "run.budget_spend",
 }
 
+// A command annotated annotationConfig: configOptional works, with a
+// warning, when the configuration does not load (stop, version).
+const (
+	annotationConfig = "config"
+	configOptional   = "optional"
+)
+
 // app is what every command shares: resolved config, logger, output.
 type app struct {
 	repoDir  string
@@ -129,7 +136,12 @@ func (a *app) setup(cmd *cobra.Command) error {
 	}
 	cfg, err := config.Load(config.Options{Repo: repoDir, Flags: cmd.Flags(), FlagKeys: flagKeys})
 	if err != nil {
-		return err
+		if cmd.Annotations[annotationConfig] != configOptional {
+			return err
+		}
+		// A bad config must not lock a person out of stopping the daemon.
+		cfg = config.Fallback(config.Options{Repo: repoDir})
+		a.warn("%v\n  (%s goes on with the default settings, home %s)", err, cmd.CommandPath(), cfg.Home)
 	}
 	a.cfg = cfg
 	opts := logging.Options{Level: cfg.Log.Level, Console: a.errOut, ConsoleLevel: "warn"}

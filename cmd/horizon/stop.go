@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,8 +23,12 @@ func newStopCmd(a *app, runF func(context.Context, *stopOptions) error) *cobra.C
 		Use:   "stop",
 		Short: "Stop the daemon cleanly and wait until it has stopped",
 		Long: `Ask the daemon of $HORIZON_HOME to stop (SIGTERM) and wait. Runs are not
-cancelled: they continue at the next ` + "`horizon resume`" + ` or ` + "`horizon start`" + `.`,
-		Args: noArgs(),
+cancelled: they continue at the next ` + "`horizon resume`" + ` or ` + "`horizon start`" + `.
+
+stop works when the configuration does not load (it warns, and looks in
+the home HORIZON_HOME names, or else the default one).`,
+		Args:        noArgs(),
+		Annotations: map[string]string{annotationConfig: configOptional},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), o)
@@ -37,7 +42,7 @@ cancelled: they continue at the next ` + "`horizon resume`" + ` or ` + "`horizon
 
 func stopRun(_ context.Context, o *stopOptions) error {
 	a := o.app
-	pid, err := daemon.Stop(a.paths(), o.timeout)
+	pid, err := stopDaemon(a.paths(), o.timeout)
 	if errors.Is(err, daemon.ErrNotRunning) {
 		fmt.Fprintln(a.out, "no horizon server is running")
 		return nil
@@ -47,4 +52,33 @@ func stopRun(_ context.Context, o *stopOptions) error {
 	}
 	fmt.Fprintf(a.out, "horizon server (pid %d) stopped\n", pid)
 	return nil
+}
+
+// stopDaemon asks the daemon that holds the home's lock to stop (SIGTERM)
+// and waits until the lock is free. Its pid comes from server.pid or, when
+// that is gone, from server.json, which a ready daemon also writes.
+func stopDaemon(p daemon.Paths, timeout time.Duration) (int, error) {
+	pid, running := daemon.Running(p)
+	if !running {
+		return 0, daemon.ErrNotRunning
+	}
+	if pid <= 0 {
+		if info, err := daemon.ReadInfo(p); err == nil {
+			pid = info.PID
+		}
+	}
+	if pid <= 0 {
+		return 0, exitErr{code: ExitEnvironment, msg: fmt.Sprintf("a horizon server holds %s, but neither %s nor %s names its pid; find it with `fuser %s` and stop it with kill", p.Lock(), p.PID(), p.Info(), p.Lock())}
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		return pid, fmt.Errorf("stop the horizon server: signal pid %d: %w", pid, err)
+	}
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if _, running := daemon.Running(p); !running {
+			return pid, nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return pid, fmt.Errorf("the horizon server (pid %d) did not stop within %s; `kill -9 %d` is safe: runs continue after `horizon resume`", pid, timeout, pid)
 }

@@ -16,9 +16,10 @@ type versionOptions struct{ app *app }
 func newVersionCmd(a *app, runF func(context.Context, *versionOptions) error) *cobra.Command {
 	o := &versionOptions{app: a}
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print horizon's version, its source revision and Go version",
-		Args:  noArgs(),
+		Use:         "version",
+		Short:       "Print horizon's version, its source revision and Go version",
+		Args:        noArgs(),
+		Annotations: map[string]string{annotationConfig: configOptional},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), o)
