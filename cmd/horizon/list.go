@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -51,26 +50,28 @@ of {run_id, status, goal, repo, branch, attempts, cost, started_at}.`,
 func listRun(ctx context.Context, o *listOptions) error {
 	a := o.app
 	return a.withEngine(ctx, false, func(c client.Client) error {
-		var where []string
+		var f runFilter
 		if o.status != "" {
 			switch horizon.Status(o.status) {
 			case horizon.StatusRunning, horizon.StatusCompleted, horizon.StatusFailed, horizon.StatusBlocked, horizon.StatusCancelled:
 			default:
 				return usagef("--status %q: use running, completed, failed, blocked or cancelled", o.status)
 			}
-			where = append(where, fmt.Sprintf("%s = '%s'", workflows.SearchStatus.GetName(), o.status))
+			clause, _ := whereEqual(workflows.SearchStatus.GetName(), o.status) // a plain word: exact
+			f.where = append(f.where, clause)
 		}
 		if o.here {
 			info, err := repo.Inspect(a.repoDir)
 			if err != nil {
 				return err
 			}
-			where = append(where, fmt.Sprintf("%s = '%s'", workflows.SearchRepo.GetName(), strings.ReplaceAll(info.Root, "'", "\\'")))
+			f.equal(workflows.SearchRepo.GetName(), info.Root, func(r listedRun) bool { return r.Repo == info.Root })
 		}
-		runs, err := listRuns(ctx, c, a.cfg.Temporal.Namespace, strings.Join(where, " AND "), o.limit)
+		runs, err := listRuns(ctx, c, a.cfg.Temporal.Namespace, f.query(), f.listLimit(o.limit))
 		if err != nil {
 			return err
 		}
+		runs = f.apply(runs, o.limit)
 		for i := range runs {
 			fillListed(ctx, c, &runs[i])
 		}

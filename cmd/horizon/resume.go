@@ -56,7 +56,8 @@ func resumeRun(ctx context.Context, o *resumeOptions) error {
 		})
 	}
 	return a.withEngine(ctx, true, func(c client.Client) error {
-		runs, err := listRuns(ctx, c, a.cfg.Temporal.Namespace, "ExecutionStatus = 'Running'", 0)
+		running, _ := whereEqual("ExecutionStatus", "Running")
+		runs, err := listRuns(ctx, c, a.cfg.Temporal.Namespace, running, 0)
 		if err != nil {
 			return err
 		}

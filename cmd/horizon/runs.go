@@ -134,7 +134,7 @@ func stateFromInfo(id string, memo *commonpb.Memo) *horizon.RunState {
 
 // listRuns returns horizon runs, newest first.
 func listRuns(ctx context.Context, c client.Client, namespace, extra string, limit int) ([]listedRun, error) {
-	q := fmt.Sprintf("WorkflowType = '%s'", workflows.RunWorkflowName)
+	q, _ := whereEqual("WorkflowType", workflows.RunWorkflowName)
 	if extra != "" {
 		q += " AND " + extra
 	}
