@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -205,4 +206,76 @@ func TestSettingsHidesSecrets(t *testing.T) {
 		}
 		return out
 	}(), " "), "secret"))
+}
+
+// NaN and Inf are not amounts: refused, naming the input, wherever they
+// come from (they would pass the range checks, then fail deep inside when
+// a run's input is encoded).
+func TestAmountsAreNumbers(t *testing.T) {
+	keys := []string{"spend.ceiling", "spend.day_ceiling", "spend.throttle_at", "run.budget_spend"}
+	for _, key := range keys {
+		for _, v := range []string{"NaN", "nan", "Inf", "+Inf", "-Inf", "infinity"} {
+			t.Run(key+"="+v, func(t *testing.T) {
+				isolate(t)
+				t.Setenv(EnvName(key), v)
+				_, err := Load(Options{UserFile: "-none-"})
+				require.Error(t, err)
+				require.ErrorContains(t, err, EnvName(key))
+				require.ErrorContains(t, err, key)
+			})
+		}
+	}
+	t.Run("flag", func(t *testing.T) {
+		isolate(t)
+		_, err := Load(Options{UserFile: "-none-", Flags: flags(t, "--budget-spend", "NaN"), FlagKeys: flagKeys})
+		require.ErrorContains(t, err, "--budget-spend")
+		require.ErrorContains(t, err, "NaN")
+	})
+	t.Run("file", func(t *testing.T) {
+		isolate(t)
+		f := filepath.Join(t.TempDir(), "config.yaml")
+		require.NoError(t, os.WriteFile(f, []byte("spend:\n  ceiling: .inf\n  throttle_at: .nan\n"), 0o600))
+		_, err := Load(Options{UserFile: f})
+		require.ErrorContains(t, err, f)
+		require.ErrorContains(t, err, "spend.ceiling: +Inf")
+		require.ErrorContains(t, err, "spend.throttle_at: NaN")
+	})
+}
+
+// Fallback goes on with the defaults when Load fails, but keeps the home
+// wherever it can still be read, so the daemon is found where it runs.
+func TestFallback(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("home: /srv/horizon\ntemporl:\n  port: 1\n"), 0o600))
+	broken := filepath.Join(dir, "broken.yaml")
+	require.NoError(t, os.WriteFile(broken, []byte("home: [\n"), 0o600))
+	tests := []struct {
+		name string
+		file string
+		env  string // HORIZON_HOME
+		want string
+	}{
+		{"home from a file with an unknown key", bad, "", "/srv/horizon"},
+		{"HORIZON_HOME wins", bad, "/h", "/h"},
+		{"unreadable file: HORIZON_HOME", broken, "/h", "/h"},
+		{"no file", "-none-", "/h", "/h"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolate(t)
+			unsetenv(t, "HORIZON_HOME")
+			if tt.env != "" {
+				t.Setenv("HORIZON_HOME", tt.env)
+			}
+			_, err := Load(Options{UserFile: tt.file})
+			if tt.file == bad {
+				require.Error(t, err, "Load refuses the file Fallback reads")
+			}
+			c := Fallback(Options{UserFile: tt.file})
+			require.Equal(t, tt.want, c.Home)
+			require.Equal(t, 7233, c.Temporal.Port, "everything else is the defaults")
+			require.Equal(t, "info", c.Log.Level)
+		})
+	}
 }

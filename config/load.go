@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/url"
 	"os"
@@ -191,13 +192,7 @@ func Load(o Options) (*Config, error) {
 	}
 
 	var c Config
-	dec := func(dc *mapstructure.DecoderConfig) {
-		dc.DecodeHook = mapstructure.ComposeDecodeHookFunc(
-			mapstructure.StringToTimeDurationHookFunc(),
-			mapstructure.StringToSliceHookFunc(","),
-		)
-	}
-	if err := v.Unmarshal(&c, dec); err != nil {
+	if err := v.Unmarshal(&c, decodeHooks); err != nil {
 		return nil, fmt.Errorf("config: %w", describeDecodeError(err, src))
 	}
 	if err := c.finish(); err != nil {
@@ -207,6 +202,50 @@ func Load(o Options) (*Config, error) {
 		return nil, err
 	}
 	return &c, nil
+}
+
+// Fallback is the configuration to go on with when Load fails, for the
+// commands that must work whatever the settings say (stopping the daemon,
+// printing the version): the defaults, with the home taken from wherever
+// it can still be read (HORIZON_HOME, else a home: key of a file that is
+// valid YAML, the repository's first), so that the daemon is found where
+// it runs. It never fails.
+func Fallback(o Options) *Config {
+	v := viper.New()
+	for k, val := range defaults() {
+		v.SetDefault(k, val)
+	}
+	var c Config
+	_ = v.Unmarshal(&c, decodeHooks)
+	userFile := o.UserFile
+	if userFile == "" {
+		userFile = UserFilePath()
+	}
+	files := []string{userFile}
+	if o.Repo != "" {
+		files = append(files, filepath.Join(o.Repo, RepoFile))
+	}
+	for _, f := range files {
+		fv := viper.New()
+		fv.SetConfigFile(f)
+		fv.SetConfigType("yaml")
+		if f != "" && fv.ReadInConfig() == nil && fv.GetString("home") != "" {
+			c.Home = fv.GetString("home")
+		}
+	}
+	if h := os.Getenv(EnvName("home")); h != "" {
+		c.Home = h
+	}
+	_ = c.finish()
+	return &c
+}
+
+// decodeHooks turn strings into durations and lists.
+func decodeHooks(dc *mapstructure.DecoderConfig) {
+	dc.DecodeHook = mapstructure.ComposeDecodeHookFunc(
+		mapstructure.StringToTimeDurationHookFunc(),
+		mapstructure.StringToSliceHookFunc(","),
+	)
 }
 
 // readFile reads one YAML file into its own viper so unknown keys and parse
@@ -390,13 +429,16 @@ func (c *Config) validate(src *sources) error {
 	positive("agent.session_timeout", c.Agent.SessionTimeout)
 	positive("agent.heartbeat_timeout", c.Agent.HeartbeatTimeout)
 	positive("gate.timeout", c.Gate.Timeout)
-	if c.Spend.Ceiling < 0 {
-		bad("spend.ceiling", "%g: must be 0 (no ceiling) or a positive amount in USD", c.Spend.Ceiling)
+	// NaN passes every comparison below and Inf passes some; neither can
+	// be carried to a run (its input is JSON), so both are refused first.
+	amount := func(key string, v float64, none string) {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			bad(key, "%g: must be 0 (%s) or a positive amount in USD", v, none)
+		}
 	}
-	if c.Spend.DayCeiling < 0 {
-		bad("spend.day_ceiling", "%g: must be 0 (no ceiling) or a positive amount in USD", c.Spend.DayCeiling)
-	}
-	if c.Spend.ThrottleAt <= 0 || c.Spend.ThrottleAt > 1 {
+	amount("spend.ceiling", c.Spend.Ceiling, "no ceiling")
+	amount("spend.day_ceiling", c.Spend.DayCeiling, "no ceiling")
+	if math.IsNaN(c.Spend.ThrottleAt) || c.Spend.ThrottleAt <= 0 || c.Spend.ThrottleAt > 1 {
 		bad("spend.throttle_at", "%g: must be a fraction in (0, 1], e.g. 0.8", c.Spend.ThrottleAt)
 	}
 	if c.Run.MaxAttempts < 1 {
@@ -408,9 +450,7 @@ func (c *Config) validate(src *sources) error {
 	if c.Run.BudgetTime < 0 {
 		bad("run.budget_time", "%s: must be 0 (no time limit) or a positive duration such as 72h", c.Run.BudgetTime)
 	}
-	if c.Run.BudgetSpend < 0 {
-		bad("run.budget_spend", "%g: must be 0 (no spend limit) or a positive amount in USD", c.Run.BudgetSpend)
-	}
+	amount("run.budget_spend", c.Run.BudgetSpend, "no spend limit")
 	if c.Run.RecoveryEscalationInterval < 1 {
 		bad("run.recovery_escalation_interval", "%d: must be at least 1 (attempts per recovery strategy)", c.Run.RecoveryEscalationInterval)
 	}

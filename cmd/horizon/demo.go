@@ -10,15 +10,21 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/demo"
 	"github.com/horizon/horizon/internal/fakemodel"
 )
 
-func (a *app) demoCmd() *cobra.Command {
-	var dir string
-	var keep bool
+type demoOptions struct {
+	app  *app
+	dir  string // "": $HORIZON_HOME/demo/<time>
+	keep bool
+}
+
+func newDemoCmd(a *app, runF func(context.Context, *demoOptions) error) *cobra.Command {
+	o := &demoOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "demo [--dir DIR]",
 		Short: "Run the whole loop on a sample repo against a scripted model (no API key)",
@@ -34,18 +40,25 @@ autonomy (it never waits for ` + "`horizon approve`" + `). Takes under a minute;
 in the Web UI while it runs.
 
 The demo needs opencode (npm opencode-ai) like any run; ` + "`horizon doctor`" + ` checks.`,
-		Args: cobra.NoArgs,
+		Args: noArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runDemo(cmd.Context(), dir, keep)
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return demoRun(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", "", "where to create the sample repository (default: $HORIZON_HOME/demo/<time>)")
-	cmd.Flags().BoolVar(&keep, "keep-model", false, "keep the scripted model running after the run (for poking at the sessions)")
+	cmd.Flags().StringVar(&o.dir, "dir", "", "where to create the sample repository (default: $HORIZON_HOME/demo/<time>)")
+	cmd.Flags().BoolVar(&o.keep, "keep-model", false, "keep the scripted model running after the run (for poking at the sessions)")
 	return cmd
 }
 
-func (a *app) runDemo(ctx context.Context, dir string, keep bool) error {
+func demoRun(ctx context.Context, o *demoOptions) error {
+	a, dir, keep := o.app, o.dir, o.keep
 	if dir == "" {
+		if err := checkHome(a.cfg.Home); err != nil {
+			return err
+		}
 		dir = filepath.Join(a.cfg.Home, "demo", time.Now().Format("20060102-150405"))
 	}
 	script, err := demo.Script()
@@ -66,7 +79,7 @@ func (a *app) runDemo(ctx context.Context, dir string, keep bool) error {
 
 	a.repoDir = dir
 	a.cfg.Models.Default = demo.Model
-	p, err := a.prepare(ctx, demo.Goal)
+	p, err := a.prepare(ctx, demo.Goal, defaultKind)
 	if err != nil {
 		return err
 	}
@@ -75,24 +88,21 @@ func (a *app) runDemo(ctx context.Context, dir string, keep bool) error {
 	// lives only as long as this process.
 	p.input.Planned = true
 	p.input.Autonomy = horizon.AutonomyFull
-	c, err := a.dial(ctx, true)
-	if err != nil {
+	err = a.withEngine(ctx, true, func(c client.Client) error {
+		if err := submit(ctx, c, a.cfg.Temporal.Namespace, a.cfg.Temporal.TaskQueue, p.input); err != nil {
+			return err
+		}
+		err := a.afterSubmit(ctx, c, p.input, false, false)
+		var ee exitErr
+		if errors.As(err, &ee) && ee.code == ExitInterrupted {
+			// The scripted model dies with this process: the run could not go on.
+			cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = c.CancelWorkflow(cctx, p.input.RunID, "")
+			fmt.Fprintf(a.errOut, "demo run %s cancelled (its scripted model stops with the demo)\n", p.input.RunID)
+		}
 		return err
-	}
-	defer c.Close()
-	if err := submit(ctx, c, a.cfg.Temporal.Namespace, a.cfg.Temporal.TaskQueue, p.input); err != nil {
-		return err
-	}
-	err = a.afterSubmit(ctx, c, p.input, false, false)
-	var ee exitErr
-	if errors.As(err, &ee) && ee.code == ExitInterrupted {
-		// The scripted model dies with this process: the run could not go on.
-		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = c.CancelWorkflow(cctx, p.input.RunID, "")
-		fmt.Fprintf(a.errOut, "demo run %s cancelled (its scripted model stops with the demo)\n", p.input.RunID)
-		return err
-	}
+	})
 	if err != nil {
 		return err
 	}

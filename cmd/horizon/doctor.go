@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -20,31 +19,6 @@ import (
 	"github.com/horizon/horizon/internal/tools"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
-func (a *app) versionCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print horizon's version, its source revision and Go version",
-		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			v := version
-			if bi, ok := debug.ReadBuildInfo(); ok {
-				for _, s := range bi.Settings {
-					if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-						v += " (" + s.Value[:12] + ")"
-					}
-				}
-				fmt.Fprintf(a.out, "horizon %s, %s\n", v, bi.GoVersion)
-				return nil
-			}
-			fmt.Fprintf(a.out, "horizon %s\n", v)
-			return nil
-		},
-	}
-}
-
 type check struct {
 	Name   string `json:"name"`
 	OK     bool   `json:"ok"`
@@ -52,46 +26,59 @@ type check struct {
 	Fix    string `json:"fix,omitempty"`
 }
 
-func (a *app) doctorCmd() *cobra.Command {
-	var asJSON bool
+type doctorOptions struct {
+	app  *app
+	json bool
+}
+
+func newDoctorCmd(a *app, runF func(context.Context, *doctorOptions) error) *cobra.Command {
+	o := &doctorOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "doctor [--repo DIR] [--json]",
 		Short: "Check git, opencode, ast-grep, the repo's gate, the engine and connected models",
 		Long: `Check everything a run needs, one line each: ok, or what to do.
 Exit 0 when all checks pass, 3 otherwise.`,
-		Args: cobra.NoArgs,
+		Args: noArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			checks := a.doctor(cmd.Context())
-			bad := 0
-			for _, c := range checks {
-				if !c.OK {
-					bad++
-				}
+			if runF != nil {
+				return runF(cmd.Context(), o)
 			}
-			if asJSON {
-				if err := json.NewEncoder(a.out).Encode(checks); err != nil {
-					return err
-				}
-			} else {
-				for _, c := range checks {
-					mark := "ok  "
-					if !c.OK {
-						mark = "FIX "
-					}
-					fmt.Fprintf(a.out, "%s %-10s %s\n", mark, c.Name, c.Detail)
-					if c.Fix != "" {
-						fmt.Fprintf(a.out, "     %-10s → %s\n", "", c.Fix)
-					}
-				}
-			}
-			if bad > 0 {
-				return exitErr{code: ExitEnvironment}
-			}
-			return nil
+			return doctorRun(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the checks as JSON")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the checks as JSON")
 	return cmd
+}
+
+func doctorRun(ctx context.Context, o *doctorOptions) error {
+	a := o.app
+	checks := a.doctor(ctx)
+	bad := 0
+	for _, c := range checks {
+		if !c.OK {
+			bad++
+		}
+	}
+	if o.json {
+		if err := json.NewEncoder(a.out).Encode(checks); err != nil {
+			return err
+		}
+	} else {
+		for _, c := range checks {
+			mark := "ok  "
+			if !c.OK {
+				mark = "FIX "
+			}
+			fmt.Fprintf(a.out, "%s %-10s %s\n", mark, c.Name, c.Detail)
+			if c.Fix != "" {
+				fmt.Fprintf(a.out, "     %-10s → %s\n", "", c.Fix)
+			}
+		}
+	}
+	if bad > 0 {
+		return exitErr{code: ExitEnvironment}
+	}
+	return nil
 }
 
 func (a *app) doctor(ctx context.Context) []check {
@@ -143,6 +130,11 @@ func (a *app) doctor(ctx context.Context) []check {
 		}
 	}
 
+	if err := checkHome(a.cfg.Home); err != nil {
+		out = append(out, check{Name: "home", Detail: err.Error(), Fix: "set HORIZON_HOME to a directory you can write"})
+	} else {
+		out = append(out, check{Name: "home", OK: true, Detail: a.cfg.Home})
+	}
 	paths := daemon.Paths{Home: a.cfg.Home}
 	if a.cfg.Embedded() {
 		if pid, running := daemon.Running(paths); running {

@@ -3,7 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/gate"
@@ -59,18 +59,19 @@ func exitCode(err error) int {
 	var ar *daemon.AlreadyRunningError
 	var un *engine.UnreachableError
 	var pu *engine.PortInUseError
+	var he *homeError
 	switch {
-	case errors.As(err, &ar), errors.As(err, &un), errors.As(err, &pu),
+	case errors.As(err, &ar), errors.As(err, &un), errors.As(err, &pu), errors.As(err, &he),
 		errors.Is(err, tools.ErrNotFound), errors.Is(err, daemon.ErrNotRunning):
 		return ExitEnvironment
 	}
 	return ExitRunEnded
 }
 
-func printErr(err error) {
+func printErr(w io.Writer, err error) {
 	var ee exitErr
 	if errors.As(err, &ee) && ee.msg == "" {
 		return
 	}
-	fmt.Fprintln(os.Stderr, "horizon:", err)
+	fmt.Fprintln(w, "horizon:", err)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -72,7 +73,7 @@ func TestStartFlagsBindConfig(t *testing.T) {
 	t.Setenv("HORIZON_HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	a := &app{repoDir: t.TempDir()}
-	cmd := a.startCmd()
+	cmd := newStartCmd(a, nil)
 	require.NoError(t, cmd.ParseFlags([]string{"--model", "p/m", "--max-attempts", "7", "--allow-dirty"}))
 	require.NoError(t, a.setup(cmd))
 	require.Equal(t, "p/m", a.cfg.Models.Default)
@@ -83,7 +84,7 @@ func TestStartFlagsBindConfig(t *testing.T) {
 	require.Equal(t, 72*time.Hour, a.cfg.Run.BudgetTime)
 
 	a = &app{repoDir: t.TempDir()}
-	cmd = a.startCmd()
+	cmd = newStartCmd(a, nil)
 	require.NoError(t, cmd.ParseFlags([]string{"--autonomy", "Semi", "--budget-time", "8h", "--budget-spend", "2.5"}))
 	require.NoError(t, a.setup(cmd))
 	require.Equal(t, horizon.AutonomySemi, a.cfg.Run.Autonomy)
@@ -91,10 +92,97 @@ func TestStartFlagsBindConfig(t *testing.T) {
 	require.Equal(t, 2.5, a.cfg.Run.BudgetSpend)
 
 	a = &app{repoDir: t.TempDir()}
-	cmd = a.startCmd()
+	cmd = newStartCmd(a, nil)
 	require.NoError(t, cmd.ParseFlags([]string{"--autonomy", "yolo"}))
 	err := a.setup(cmd)
 	require.ErrorContains(t, err, "--autonomy")
 	require.ErrorContains(t, err, "full")
 	require.Equal(t, ExitUsage, exitCode(err))
+}
+
+// runCLI runs one command line in this process, in a home and config of
+// its own, and returns the exit code, stdout and stderr.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	if os.Getenv("HORIZON_HOME") == "" {
+		t.Setenv("HORIZON_HOME", t.TempDir())
+	}
+	if os.Getenv("XDG_CONFIG_HOME") == "" {
+		t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	}
+	var out, errOut bytes.Buffer
+	code := run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// Every way a command line can be wrong is bad usage (exit 2), and says
+// what the command takes; nothing runs.
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"missing argument", []string{"cancel"}, []string{"horizon cancel takes 1 argument, got none", "usage: horizon cancel RUN"}},
+		{"missing second argument", []string{"set-ceiling", "run-1"}, []string{"takes 2 arguments", `got "run-1"`}},
+		{"extra argument", []string{"status", "a", "b"}, []string{"takes at most 1 argument", `got "a" "b"`}},
+		{"argument to a command that takes none", []string{"doctor", "now"}, []string{"horizon doctor takes no arguments"}},
+		{"too many", []string{"unblock", "r", "f1", "f2", "--note", "x"}, []string{"takes 1 to 2 arguments"}},
+		{"unknown command", []string{"frobnicate"}, []string{`unknown command "frobnicate"`, "horizon --help"}},
+		{"misspelled command", []string{"stauts"}, []string{"did you mean", "status?"}},
+		{"unknown flag", []string{"status", "--frobnicate"}, []string{"frobnicate"}},
+		{"negative number", []string{"set-ceiling", "run-1", "-5"}, []string{"-5 is read as a flag", "can be negative", `"--"`}},
+		{"negative number after --", []string{"set-ceiling", "run-1", "--", "-5"}, []string{`USD "-5"`}},
+		{"negative fraction", []string{"set-ceiling", "run-1", "-0.5"}, []string{"-0.5 is read as a flag"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut := runCLI(t, tt.args...)
+			require.Equal(t, ExitUsage, code, errOut)
+			for _, w := range tt.want {
+				require.Contains(t, errOut, w)
+			}
+		})
+	}
+	code, out, _ := runCLI(t)
+	require.Equal(t, ExitOK, code, "no command shows the help")
+	require.Contains(t, out, "Start here:")
+}
+
+// NaN and Inf are refused where they are typed, naming the input, before
+// anything is dialled or started.
+func TestAmountsAreNumbers(t *testing.T) {
+	tests := []struct {
+		name string
+		env  []string
+		args []string
+		want string
+	}{
+		{"--budget-spend", nil, []string{"start", "--budget-spend", "NaN", "goal"}, "--budget-spend"},
+		{"--budget-spend Inf", nil, []string{"start", "--budget-spend", "Inf", "goal"}, "--budget-spend"},
+		{"spend.ceiling", []string{"HORIZON_SPEND_CEILING", "NaN"}, []string{"start", "goal"}, "HORIZON_SPEND_CEILING"},
+		{"spend.throttle_at", []string{"HORIZON_SPEND_THROTTLE_AT", "NaN"}, []string{"start", "goal"}, "HORIZON_SPEND_THROTTLE_AT"},
+		{"set-ceiling", nil, []string{"set-ceiling", "run-1", "NaN"}, `USD "NaN"`},
+		{"set-ceiling Inf", nil, []string{"set-ceiling", "run-1", "Inf"}, `USD "Inf"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.env != nil {
+				t.Setenv(tt.env[0], tt.env[1])
+			}
+			code, _, errOut := runCLI(t, append([]string{"--repo", t.TempDir()}, tt.args...)...)
+			require.Equal(t, ExitUsage, code, errOut)
+			require.Contains(t, errOut, tt.want)
+		})
+	}
+}
+
+// A misspelled HORIZON_* variable is reported (it would be ignored), with
+// the variable meant; the command goes on.
+func TestUnknownEnvWarned(t *testing.T) {
+	t.Setenv("HORIZON_TEMPORALPORT", "7299")
+	code, out, errOut := runCLI(t, "version")
+	require.Equal(t, ExitOK, code, errOut)
+	require.Contains(t, out, "horizon ")
+	require.Contains(t, errOut, "horizon: warning: HORIZON_TEMPORALPORT is not a horizon setting and is ignored; did you mean HORIZON_TEMPORAL_PORT (temporal.port)?")
 }

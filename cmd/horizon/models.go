@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,8 +22,13 @@ type modelsReport struct {
 	Unavailable map[string]string        `json:"unavailable,omitempty"`
 }
 
-func (a *app) modelsCmd() *cobra.Command {
-	var asJSON bool
+type modelsOptions struct {
+	app  *app
+	json bool
+}
+
+func newModelsCmd(a *app, runF func(context.Context, *modelsOptions) error) *cobra.Command {
+	o := &modelsOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "models [--repo DIR] [--json]",
 		Short: "Show which model each role gets, and why",
@@ -34,52 +40,60 @@ fallback: a role without a reachable model is listed as unavailable.
 
 The leaderboard is bundled (zilX models.json format); models.file replaces
 it. --model or models.default overrides every role.`,
-		Args: cobra.NoArgs,
+		Args: noArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			lb, err := activities.LoadLeaderboard(a.cfg.Models.File)
-			if err != nil {
-				return usageError{err}
+			if runF != nil {
+				return runF(cmd.Context(), o)
 			}
-			bin, err := tools.Find(tools.OpenCode, a.cfg.Agent.OpenCodeBin, "agent.opencode_bin (HORIZON_AGENT_OPENCODE_BIN)")
-			if err != nil {
-				return err
-			}
-			connected, err := connectedModels(cmd.Context(), bin, a.repoDir, a.cfg.Agent.OpenCodeConfig)
-			if err != nil {
-				return exitErr{code: ExitEnvironment, msg: err.Error()}
-			}
-			rep := modelsReport{Leaderboard: "bundled", Forced: a.cfg.Models.Default, Connected: connected, Unavailable: map[string]string{}}
-			if a.cfg.Models.File != "" {
-				rep.Leaderboard = a.cfg.Models.File
-			}
-			rep.Roles, err = lb.ResolveAll(connected)
-			for _, e := range unwrapAll(err) {
-				var nm *ladder.NoModelError
-				if errors.As(e, &nm) {
-					rep.Unavailable[nm.Role] = e.Error()
-				}
-			}
-			if asJSON {
-				return json.NewEncoder(a.out).Encode(rep)
-			}
-			fmt.Fprintf(a.out, "leaderboard %s · %d models reachable through OpenCode\n", rep.Leaderboard, len(connected))
-			if rep.Forced != "" {
-				fmt.Fprintf(a.out, "models.default / --model %s overrides every role\n", rep.Forced)
-			}
-			tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ROLE\tMODEL\tRANK\tCOST\tWHY")
-			for _, role := range ladder.Roles() {
-				if c, ok := rep.Roles[role]; ok {
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", role, c.Route, c.Rank, c.CostClass, c.Why)
-				} else {
-					fmt.Fprintf(tw, "%s\t–\t\t\t%s\n", role, rep.Unavailable[role])
-				}
-			}
-			return tw.Flush()
+			return modelsRun(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print {leaderboard, forced, connected, roles: {role: {model, route, rank, cost_class, why}}, unavailable}")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print {leaderboard, forced, connected, roles: {role: {model, route, rank, cost_class, why}}, unavailable}")
 	return cmd
+}
+
+func modelsRun(ctx context.Context, o *modelsOptions) error {
+	a := o.app
+	lb, err := activities.LoadLeaderboard(a.cfg.Models.File)
+	if err != nil {
+		return usageError{err}
+	}
+	bin, err := tools.Find(tools.OpenCode, a.cfg.Agent.OpenCodeBin, "agent.opencode_bin (HORIZON_AGENT_OPENCODE_BIN)")
+	if err != nil {
+		return err
+	}
+	connected, err := connectedModels(ctx, bin, a.repoDir, a.cfg.Agent.OpenCodeConfig)
+	if err != nil {
+		return exitErr{code: ExitEnvironment, msg: err.Error()}
+	}
+	rep := modelsReport{Leaderboard: "bundled", Forced: a.cfg.Models.Default, Connected: connected, Unavailable: map[string]string{}}
+	if a.cfg.Models.File != "" {
+		rep.Leaderboard = a.cfg.Models.File
+	}
+	rep.Roles, err = lb.ResolveAll(connected)
+	for _, e := range unwrapAll(err) {
+		var nm *ladder.NoModelError
+		if errors.As(e, &nm) {
+			rep.Unavailable[nm.Role] = e.Error()
+		}
+	}
+	if o.json {
+		return json.NewEncoder(a.out).Encode(rep)
+	}
+	fmt.Fprintf(a.out, "leaderboard %s · %d models reachable through OpenCode\n", rep.Leaderboard, len(connected))
+	if rep.Forced != "" {
+		fmt.Fprintf(a.out, "models.default / --model %s overrides every role\n", rep.Forced)
+	}
+	tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ROLE\tMODEL\tRANK\tCOST\tWHY")
+	for _, role := range ladder.Roles() {
+		if c, ok := rep.Roles[role]; ok {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", role, c.Route, c.Rank, c.CostClass, c.Why)
+		} else {
+			fmt.Fprintf(tw, "%s\t–\t\t\t%s\n", role, rep.Unavailable[role])
+		}
+	}
+	return tw.Flush()
 }
 
 func unwrapAll(err error) []error {

@@ -37,7 +37,7 @@ configured timeout and attempts, and print what each receiver answered.
 
 Exit: 0 every receiver took it, 2 no receiver configured or a bad setting,
 3 a receiver failed.`,
-		Args: noArgs,
+		Args: noArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.runNotifyTest(cmd.Context(), asJSON) },
 	}
 	test.Flags().BoolVar(&asJSON, "json", false, "print the event and each receiver's result as JSON")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,9 +16,15 @@ import (
 	"github.com/horizon/horizon/workflows"
 )
 
-func (a *app) planCmd() *cobra.Command {
-	var asJSON bool
-	var model string
+type planOptions struct {
+	app   *app
+	goal  string
+	json  bool
+	model string // bound to models.default; read through the config
+}
+
+func newPlanCmd(a *app, runF func(context.Context, *planOptions) error) *cobra.Command {
+	o := &planOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   `plan [--repo DIR] [--model P/M] [--json] "<goal>"`,
 		Short: "Have the lead plan a goal into milestones and atomic features (nothing is changed)",
@@ -36,49 +43,53 @@ feature.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			goal := strings.TrimSpace(strings.Join(args, " "))
-			p, err := a.prepare(ctx, goal)
-			if err != nil {
-				return err
+			o.goal = strings.TrimSpace(strings.Join(args, " "))
+			if runF != nil {
+				return runF(cmd.Context(), o)
 			}
-			c, err := a.dial(ctx, true)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			in := workflows.PlanInput{
-				RunID: strings.Replace(p.input.RunID, "run-", "plan-", 1), Goal: goal, Repo: p.input.Repo,
-				BaseCommit: p.input.BaseCommit, Model: p.input.Model, ModelsFile: p.input.ModelsFile, Limits: p.input.Limits,
-			}
-			fmt.Fprintf(a.errOut, "planning %s (the lead reads %s at %s)…\n", in.RunID, in.Repo, short(in.BaseCommit))
-			h, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-				ID: in.RunID, TaskQueue: a.cfg.Temporal.TaskQueue, StaticSummary: "plan: " + oneLine(goal, 190),
-			}, workflows.PlanWorkflowName, in)
-			if err != nil {
-				return fmt.Errorf("start planning: %w", err)
-			}
-			var res workflows.PlanResult
-			if err := h.Get(ctx, &res); err != nil {
-				var app *temporal.ApplicationError
-				if errors.As(err, &app) && app.HasDetails() && app.Details(&res) == nil {
-					for i, r := range res.Rejected {
-						fmt.Fprintf(a.errOut, "try %d rejected: %s\n", i+1, r)
-					}
-					return exitErr{code: ExitRunEnded, msg: app.Error()}
-				}
-				return fmt.Errorf("planning %s: %w", in.RunID, err)
-			}
-			if asJSON {
-				return json.NewEncoder(a.out).Encode(res)
-			}
-			printPlan(a.out, &res)
-			return nil
+			return planRun(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringVarP(&model, "model", "m", "", "provider/model for the lead (default: models.default, else the leaderboard)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print {plan, tries, rejected, usage} as JSON")
+	cmd.Flags().StringVarP(&o.model, "model", "m", "", "provider/model for the lead (default: models.default, else the leaderboard)")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print {plan, tries, rejected, usage} as JSON")
 	return cmd
+}
+
+func planRun(ctx context.Context, o *planOptions) error {
+	a := o.app
+	p, err := a.prepare(ctx, o.goal, defaultKind)
+	if err != nil {
+		return err
+	}
+	return a.withEngine(ctx, true, func(c client.Client) error {
+		in := workflows.PlanInput{
+			RunID: strings.Replace(p.input.RunID, "run-", "plan-", 1), Goal: o.goal, Repo: p.input.Repo,
+			BaseCommit: p.input.BaseCommit, Model: p.input.Model, ModelsFile: p.input.ModelsFile, Limits: p.input.Limits,
+		}
+		fmt.Fprintf(a.errOut, "planning %s (the lead reads %s at %s)…\n", in.RunID, in.Repo, short(in.BaseCommit))
+		h, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+			ID: in.RunID, TaskQueue: a.cfg.Temporal.TaskQueue, StaticSummary: "plan: " + oneLine(o.goal, 190),
+		}, workflows.PlanWorkflowName, in)
+		if err != nil {
+			return fmt.Errorf("start planning: %w", err)
+		}
+		var res workflows.PlanResult
+		if err := h.Get(ctx, &res); err != nil {
+			var failed *temporal.ApplicationError
+			if errors.As(err, &failed) && failed.HasDetails() && failed.Details(&res) == nil {
+				for i, r := range res.Rejected {
+					fmt.Fprintf(a.errOut, "try %d rejected: %s\n", i+1, r)
+				}
+				return exitErr{code: ExitRunEnded, msg: failed.Error()}
+			}
+			return fmt.Errorf("planning %s: %w", in.RunID, err)
+		}
+		if o.json {
+			return json.NewEncoder(a.out).Encode(res)
+		}
+		printPlan(a.out, &res)
+		return nil
+	})
 }
 
 func printPlan(w io.Writer, res *workflows.PlanResult) {

@@ -1,22 +1,17 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
-	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/internal/daemon"
-	"github.com/horizon/horizon/internal/engine"
 	"github.com/horizon/horizon/internal/logging"
 )
 
@@ -32,10 +27,16 @@ var flagKeys = map[string]string{
 	"budget-spend": "run.budget_spend",
 }
 
+// A command annotated annotationConfig: configOptional works, with a
+// warning, when the configuration does not load (stop, version).
+const (
+	annotationConfig = "config"
+	configOptional   = "optional"
+)
+
 // app is what every command shares: resolved config, logger, output.
 type app struct {
 	repoDir  string
-	kind     string // start --kind
 	cfg      *config.Config
 	log      zerolog.Logger
 	logClose io.Closer
@@ -44,16 +45,21 @@ type app struct {
 }
 
 // Main runs the CLI and returns the process exit code.
-func Main(args []string) int {
-	a := &app{out: os.Stdout, errOut: os.Stderr}
+func Main(args []string) int { return run(args, os.Stdout, os.Stderr) }
+
+// run runs one command line with its output going to out and errOut.
+func run(args []string, out, errOut io.Writer) int {
+	a := &app{out: out, errOut: errOut}
 	root := a.rootCmd()
 	root.SetArgs(args)
+	root.SetOut(out)
+	root.SetErr(errOut)
 	err := root.Execute()
 	if a.logClose != nil {
 		_ = a.logClose.Close()
 	}
 	if err != nil {
-		printErr(err)
+		printErr(errOut, err)
 	}
 	return exitCode(err)
 }
@@ -89,17 +95,33 @@ Exit codes: 0 accepted/ok, 1 run ended otherwise, 2 bad usage or input,
 130 interrupted.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// The root runs only to show its help or refuse a word that names
+		// no command: cobra's own refusal would be a plain error (exit 1).
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return unknownCommand(cmd, args[0])
+		},
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.HasParent() {
+				return nil // help, or an unknown command: no config needed
+			}
 			return a.setup(cmd)
 		},
 	}
 	root.PersistentFlags().StringVar(&a.repoDir, "repo", ".", "repository to work on (its .horizon/config.yaml applies)")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
+	root.SuggestionsMinimumDistance = 2
+	// Each command is built with a nil run function: it runs for real.
+	// Tests build them with their own to check what the flags bind.
 	root.AddCommand(
-		a.startCmd(), a.statusCmd(), a.listCmd(), a.cancelCmd(), a.resumeCmd(), a.uiCmd(),
-		a.doctorCmd(), a.versionCmd(), a.serverCmd(), a.workerCmd(), a.stopCmd(), a.demoCmd(), a.gateCmd(), a.modelsCmd(), a.setCeilingCmd(), a.pauseCmd(), a.planCmd(), a.unblockCmd(), a.approveCmd(), a.fakeModelCmd(), a.historyCmd(),
-		a.serviceCmd(),
-		a.notifyCmd(),
+		newStartCmd(a, nil), newStatusCmd(a, nil), newListCmd(a, nil), newCancelCmd(a, nil), newResumeCmd(a, nil), newUICmd(a, nil),
+		newDoctorCmd(a, nil), newVersionCmd(a, nil), newServerCmd(a, nil), newWorkerCmd(a, nil), newStopCmd(a, nil), newDemoCmd(a, nil),
+		newGateCmd(a, nil), newModelsCmd(a, nil), newSetCeilingCmd(a, nil), newPauseCmd(a, nil), newPlanCmd(a, nil), newUnblockCmd(a, nil),
+		newApproveCmd(a, nil), newFakeModelCmd(a, nil), newHistoryCmd(a, nil),
+		a.serviceCmd(), a.notifyCmd(),
 	)
 	return root
 }
@@ -110,13 +132,24 @@ func (a *app) setup(cmd *cobra.Command) error {
 	if top, err := gitTop(repoDir); err == nil {
 		repoDir = top
 	}
+	for _, u := range config.UnknownEnv(os.Environ()) {
+		a.warn("%s", u)
+	}
 	cfg, err := config.Load(config.Options{Repo: repoDir, Flags: cmd.Flags(), FlagKeys: flagKeys})
 	if err != nil {
-		return err
+		if cmd.Annotations[annotationConfig] != configOptional {
+			return err
+		}
+		// A bad config must not lock a person out of stopping the daemon.
+		cfg = config.Fallback(config.Options{Repo: repoDir})
+		a.warn("%v\n  (%s goes on with the default settings, home %s)", err, cmd.CommandPath(), cfg.Home)
 	}
 	a.cfg = cfg
 	opts := logging.Options{Level: cfg.Log.Level, Console: a.errOut, ConsoleLevel: "warn"}
 	if cmd.Annotations["filelog"] == "true" {
+		if err := checkHome(cfg.Home); err != nil {
+			return err
+		}
 		opts.File = daemon.Paths{Home: cfg.Home}.LogFile()
 		opts.ConsoleLevel = ""
 	}
@@ -126,6 +159,11 @@ func (a *app) setup(cmd *cobra.Command) error {
 	}
 	a.log, a.logClose = l, closer
 	return nil
+}
+
+// warn tells the person something is off that does not stop the command.
+func (a *app) warn(format string, args ...any) {
+	fmt.Fprintf(a.errOut, "horizon: warning: "+format+"\n", args...)
 }
 
 func gitTop(dir string) (string, error) {
@@ -141,77 +179,4 @@ func gitTop(dir string) (string, error) {
 			return "", errors.New("no git repository")
 		}
 	}
-}
-
-func (a *app) paths() daemon.Paths { return daemon.Paths{Home: a.cfg.Home} }
-
-// dial connects to the engine. With autostart and the embedded engine, it
-// first starts the daemon when none is running, and waits until it answers.
-func (a *app) dial(ctx context.Context, autostart bool) (client.Client, error) {
-	if a.cfg.Embedded() {
-		if _, running := daemon.Running(a.paths()); !running {
-			if !autostart {
-				return nil, exitErr{code: ExitEnvironment, msg: "no horizon server is running for " + a.cfg.Home + "; `horizon resume` starts it (or run `horizon server` in a terminal)"}
-			}
-			if err := a.spawnDaemon(ctx); err != nil {
-				return nil, err
-			}
-		}
-		return engine.DialWait(ctx, a.cfg, a.log, 90*time.Second)
-	}
-	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	return engine.Dial(dctx, a.cfg, a.log)
-}
-
-func (a *app) spawnDaemon(ctx context.Context) error {
-	exe, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("find the horizon executable: %w", err)
-	}
-	// The daemon resolves its own config without a repository: hand it the
-	// values this command resolved, so both agree on home and ports.
-	env := append(os.Environ(),
-		"HORIZON_HOME="+a.cfg.Home,
-		"HORIZON_TEMPORAL_PORT="+strconv.Itoa(a.cfg.Temporal.Port),
-		"HORIZON_UI_PORT="+strconv.Itoa(a.cfg.UI.Port),
-		"HORIZON_UI_ENABLED="+strconv.FormatBool(a.cfg.UI.Enabled),
-		"HORIZON_TEMPORAL_NAMESPACE="+a.cfg.Temporal.Namespace,
-		"HORIZON_TEMPORAL_TASK_QUEUE="+a.cfg.Temporal.TaskQueue,
-	)
-	fmt.Fprintf(a.errOut, "starting the horizon server (engine on %s, logs in %s)…\n", a.cfg.FrontendAddress(), a.paths().Logs())
-	pid, err := daemon.Spawn(a.paths(), exe, env)
-	if err != nil {
-		return err
-	}
-	if err := daemon.WaitRunning(ctx, a.paths(), pid, 60*time.Second); err != nil {
-		return exitErr{code: ExitEnvironment, msg: err.Error() + tailOf(a.paths().Stdout(), 1500)}
-	}
-	// Ready means the worker polls (server.json is written then), not just
-	// that the engine answers.
-	if err := daemon.WaitReady(ctx, a.paths(), pid, 90*time.Second); err != nil {
-		return exitErr{code: ExitEnvironment, msg: err.Error() + tailOf(a.paths().Stdout(), 1500)}
-	}
-	return nil
-}
-
-func tailOf(path string, n int64) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return ""
-	}
-	off := st.Size() - n
-	if off < 0 {
-		off = 0
-	}
-	buf := make([]byte, st.Size()-off)
-	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
-		return ""
-	}
-	return "\n--- " + path + " (tail) ---\n" + string(buf)
 }

@@ -10,7 +10,6 @@ import (
 
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/serviceerror"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
@@ -30,15 +29,12 @@ func (e runNotFound) Error() string {
 }
 
 // fetchState returns a run's state: from the status query while it runs,
-// from its result or failure details once closed. live is false when the
+// from its result or failure details once closed. The engine's "not found"
+// goes on wrapped: withRun says it (runError). live is false when the
 // run is open but no worker answered (the daemon is down).
 func fetchState(ctx context.Context, c client.Client, id string) (st *horizon.RunState, live bool, err error) {
 	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
 	if err != nil {
-		var nf *serviceerror.NotFound
-		if errors.As(err, &nf) {
-			return nil, false, usageError{runNotFound{id}}
-		}
 		return nil, false, fmt.Errorf("describe run %s: %w", id, err)
 	}
 	info := desc.GetWorkflowExecutionInfo()
@@ -138,7 +134,7 @@ func stateFromInfo(id string, memo *commonpb.Memo) *horizon.RunState {
 
 // listRuns returns horizon runs, newest first.
 func listRuns(ctx context.Context, c client.Client, namespace, extra string, limit int) ([]listedRun, error) {
-	q := fmt.Sprintf("WorkflowType = '%s'", workflows.RunWorkflowName)
+	q, _ := whereEqual("WorkflowType", workflows.RunWorkflowName)
 	if extra != "" {
 		q += " AND " + extra
 	}

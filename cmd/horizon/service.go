@@ -62,7 +62,7 @@ service manager command failed).`,
 	install := &cobra.Command{
 		Use:   "install [--dry-run] [--bin PATH]",
 		Short: "Write the unit, enable and start it; say whether it will start at boot",
-		Args:  noArgs,
+		Args:  noArgs(),
 		RunE:  func(cmd *cobra.Command, _ []string) error { return a.runServiceInstall(cmd.Context(), o) },
 	}
 	install.Flags().BoolVar(&o.dryRun, "dry-run", false, "print the file it would write and the commands it would run, change nothing")
@@ -70,13 +70,13 @@ service manager command failed).`,
 	uninstall := &cobra.Command{
 		Use:   "uninstall",
 		Short: "Stop and disable the unit, then remove its file",
-		Args:  noArgs,
+		Args:  noArgs(),
 		RunE:  func(cmd *cobra.Command, _ []string) error { return a.runServiceUninstall(cmd.Context(), o) },
 	}
 	status := &cobra.Command{
 		Use:   "status [--json]",
 		Short: "Is the unit installed, enabled, active; is lingering on",
-		Args:  noArgs,
+		Args:  noArgs(),
 		RunE:  func(cmd *cobra.Command, _ []string) error { return a.runServiceStatus(cmd.Context(), o) },
 	}
 	status.Flags().BoolVar(&o.json, "json", false, "print the status as JSON (installed, enabled, active, linger, ...)")
@@ -253,15 +253,6 @@ func writeServiceStatus(w io.Writer, st service.Status) {
 		}
 		fmt.Fprintf(w, "linger   %s\n", line)
 	}
-}
-
-// noArgs refuses arguments as bad usage (exit 2), which cobra.NoArgs does
-// not mark.
-func noArgs(cmd *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return usagef("%s takes no arguments, got %q; see %s --help", cmd.CommandPath(), args, cmd.CommandPath())
-	}
-	return nil
 }
 
 // subcommandArgs refuses an unknown subcommand as bad usage.

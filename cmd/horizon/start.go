@@ -30,12 +30,15 @@ import (
 )
 
 type startOptions struct {
+	app         *app
 	goal        string
 	detach      bool
 	json        bool
 	model       string
 	maxAttempts int
 	allowDirty  bool
+	// kind is a one-feature run's kind of work (--kind, checkKind).
+	kind string
 	// single makes the goal one feature instead of a plan.
 	single bool
 	// Bound to run.autonomy, run.budget_time and run.budget_spend; read
@@ -54,8 +57,12 @@ var (
 	plannedOnlyFlags = []string{"autonomy", "budget-time", "budget-spend"}
 )
 
-func (a *app) startCmd() *cobra.Command {
-	var o startOptions
+// defaultKind is --kind's default, and the kind of runs that have no
+// --kind (demo, plan).
+const defaultKind = "bounded"
+
+func newStartCmd(a *app, runF func(context.Context, *startOptions) error) *cobra.Command {
+	o := &startOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   `start [--repo DIR] [--single] [--autonomy LEVEL] [--budget-time D] [--budget-spend USD] [--model PROVIDER/MODEL] [--detach] "<goal>"`,
 		Short: "Start a run on a goal and follow it until it ends",
@@ -126,7 +133,10 @@ budget, 2 bad input, 3 environment, 130 Ctrl-C.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.goal = strings.TrimSpace(strings.Join(args, " "))
 			o.set = changedFlags(cmd, append(slices.Clone(singleOnlyFlags), plannedOnlyFlags...))
-			return a.runStart(cmd.Context(), o)
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return startRun(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
@@ -138,7 +148,7 @@ budget, 2 bad input, 3 environment, 130 Ctrl-C.`,
 	f.IntVar(&o.maxAttempts, "max-attempts", 3, "--single: attempts before the run gives up")
 	f.BoolVarP(&o.detach, "detach", "d", false, "print the run ID and return instead of following")
 	f.BoolVar(&o.allowDirty, "allow-dirty", false, "start from HEAD even if the work tree has uncommitted changes")
-	f.StringVar(&a.kind, "kind", "bounded", "--single: the work's kind for the routing ladder: mechanical (codemods first), bounded (two local attempts first) or open")
+	f.StringVar(&o.kind, "kind", defaultKind, "--single: the work's kind for the routing ladder: mechanical (codemods first), bounded (two local attempts first) or open")
 	f.BoolVar(&o.json, "json", false, "print machine-readable JSON (the run ID with --detach, the final state otherwise)")
 	return cmd
 }
@@ -194,12 +204,10 @@ type preparedRun struct {
 
 // prepare checks everything that can be checked before the engine is
 // involved, so bad input fails fast with exit 2 and nothing started.
-func (a *app) prepare(ctx context.Context, goal string) (preparedRun, error) {
+func (a *app) prepare(ctx context.Context, goal, kind string) (preparedRun, error) {
 	cfg := a.cfg
-	switch a.kind {
-	case "", "mechanical", "bounded", "open":
-	default:
-		return preparedRun{}, usagef("--kind %q: use mechanical, bounded or open", a.kind)
+	if err := checkKind(kind); err != nil {
+		return preparedRun{}, err
 	}
 	info, err := repo.Inspect(a.repoDir)
 	if err != nil {
@@ -239,7 +247,7 @@ func (a *app) prepare(ctx context.Context, goal string) (preparedRun, error) {
 		Ceiling:     cfg.Spend.Ceiling,
 		DayCeiling:  cfg.Spend.DayCeiling,
 		ThrottleAt:  cfg.Spend.ThrottleAt,
-		Kind:        a.kind,
+		Kind:        kind,
 		MaxAttempts: cfg.Run.MaxAttempts,
 		Limits: workflows.Limits{
 			SessionTimeout:   cfg.Agent.SessionTimeout,
@@ -253,6 +261,15 @@ func (a *app) prepare(ctx context.Context, goal string) (preparedRun, error) {
 		BudgetSpend:        cfg.Run.BudgetSpend,
 		FeaturesPerHistory: cfg.Run.FeaturesPerHistory,
 	}}, nil
+}
+
+// checkKind refuses a --kind the routing ladder does not know.
+func checkKind(kind string) error {
+	switch kind {
+	case "", "mechanical", "bounded", "open":
+		return nil
+	}
+	return usagef("--kind %q: use mechanical, bounded or open", kind)
 }
 
 func absPath(p string) string {
@@ -304,25 +321,23 @@ func start(ctx context.Context, c client.Client, taskQueue string, in workflows.
 	return err
 }
 
-func (a *app) runStart(ctx context.Context, o startOptions) error {
+func startRun(ctx context.Context, o *startOptions) error {
+	a := o.app
 	planned := a.cfg.Run.Planned && !o.single
 	if err := o.checkMode(planned); err != nil {
 		return err
 	}
-	p, err := a.prepare(ctx, o.goal)
+	p, err := a.prepare(ctx, o.goal, o.kind)
 	if err != nil {
 		return err
 	}
 	p.input.Planned = planned
-	c, err := a.dial(ctx, true)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	if err := submit(ctx, c, a.cfg.Temporal.Namespace, a.cfg.Temporal.TaskQueue, p.input); err != nil {
-		return err
-	}
-	return a.afterSubmit(ctx, c, p.input, o.detach, o.json)
+	return a.withEngine(ctx, true, func(c client.Client) error {
+		if err := submit(ctx, c, a.cfg.Temporal.Namespace, a.cfg.Temporal.TaskQueue, p.input); err != nil {
+			return err
+		}
+		return a.afterSubmit(ctx, c, p.input, o.detach, o.json)
+	})
 }
 
 // afterSubmit prints the run ID (detached) or follows the run to its end.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"slices"
 	"testing"
 	"time"
 
@@ -32,13 +31,9 @@ func TestStartModeFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := &app{}
-			cmd := a.startCmd()
-			require.NoError(t, cmd.ParseFlags(tt.args))
-			var o startOptions
-			o.single, _ = cmd.Flags().GetBool("single")
-			o.set = changedFlags(cmd, append(slices.Clone(singleOnlyFlags), plannedOnlyFlags...))
-			err := o.checkMode(tt.planned && !o.single)
+			o, err := parseCmd(newStartCmd, append(tt.args, "a goal"))
+			require.NoError(t, err)
+			err = o.checkMode(tt.planned && !o.single)
 			if tt.want == "" {
 				require.NoError(t, err)
 				return

@@ -10,16 +10,19 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/repo"
-	"github.com/horizon/horizon/workflows"
 )
 
-func (a *app) statusCmd() *cobra.Command {
-	var asJSON bool
+type statusOptions struct {
+	app   *app
+	runID string // "": the latest run
+	json  bool
+}
+
+func newStatusCmd(a *app, runF func(context.Context, *statusOptions) error) *cobra.Command {
+	o := &statusOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "status [RUN] [--json]",
 		Short: "Show a run's state: its plan, phase, attempts, gate and audit verdicts, cost",
@@ -41,35 +44,36 @@ with their attempts and receipt IDs), waiting and budget.`,
 		Example: `  horizon status
   horizon status run-20261130-021500-ab12cd --json | jq .status
   horizon status run-20261130-021500-ab12cd --json | jq '.plan.milestones[].features[] | {id, status}'`,
-		Args: cobra.MaximumNArgs(1),
+		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			c, err := a.dial(ctx, false)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			id := ""
 			if len(args) == 1 {
-				id = args[0]
-			} else if id, err = latestRun(ctx, c, a.cfg.Temporal.Namespace); err != nil {
-				return err
+				o.runID = args[0]
 			}
-			s, live, err := fetchState(ctx, c, id)
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(cmd.Context(), o)
 			}
-			if asJSON {
-				enc := json.NewEncoder(a.out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(s)
-			}
-			printState(a.out, s, live)
-			return nil
+			return statusRun(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the state as JSON")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the state as JSON")
 	return cmd
+}
+
+func statusRun(ctx context.Context, o *statusOptions) error {
+	a := o.app
+	return a.withRun(ctx, "status", o.runID, false, func(c client.Client, id string) error {
+		s, live, err := fetchState(ctx, c, id)
+		if err != nil {
+			return err
+		}
+		if o.json {
+			enc := json.NewEncoder(a.out)
+			enc.SetIndent("", "  ")
+			return enc.Encode(s)
+		}
+		printState(a.out, s, live)
+		return nil
+	})
 }
 
 func printState(w io.Writer, s *horizon.RunState, live bool) {
@@ -150,86 +154,4 @@ func orDash(s string) string {
 		return "–"
 	}
 	return s
-}
-
-func (a *app) listCmd() *cobra.Command {
-	var asJSON, here bool
-	var limit int
-	var status string
-	cmd := &cobra.Command{
-		Use:   "list [--status S] [--here] [--json]",
-		Short: "List runs, newest first",
-		Long: `List the engine's runs, newest first, with status (running, completed,
-failed, blocked, cancelled), attempts (over all features of a planned run),
-cost and goal. --json prints an array
-of {run_id, status, goal, repo, branch, attempts, cost, started_at}.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			c, err := a.dial(ctx, false)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			var where []string
-			if status != "" {
-				switch horizon.Status(status) {
-				case horizon.StatusRunning, horizon.StatusCompleted, horizon.StatusFailed, horizon.StatusBlocked, horizon.StatusCancelled:
-				default:
-					return usagef("--status %q: use running, completed, failed, blocked or cancelled", status)
-				}
-				where = append(where, fmt.Sprintf("%s = '%s'", workflows.SearchStatus.GetName(), status))
-			}
-			if here {
-				info, err := repo.Inspect(a.repoDir)
-				if err != nil {
-					return err
-				}
-				where = append(where, fmt.Sprintf("%s = '%s'", workflows.SearchRepo.GetName(), strings.ReplaceAll(info.Root, "'", "\\'")))
-			}
-			runs, err := listRuns(ctx, c, a.cfg.Temporal.Namespace, strings.Join(where, " AND "), limit)
-			if err != nil {
-				return err
-			}
-			for i := range runs {
-				fillListed(ctx, c, &runs[i])
-			}
-			if asJSON {
-				if runs == nil {
-					runs = []listedRun{}
-				}
-				return json.NewEncoder(a.out).Encode(runs)
-			}
-			if len(runs) == 0 {
-				fmt.Fprintln(a.out, "no runs yet; start one with `horizon start \"<goal>\"`")
-				return nil
-			}
-			tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUN\tSTATUS\tATTEMPTS\tCOST\tSTARTED\tGOAL")
-			for _, r := range runs {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t$%.4f\t%s\t%s\n", r.RunID, r.Status, r.Attempts, r.Cost, r.StartedAt.Local().Format("Jan 02 15:04"), oneLine(r.Goal, 60))
-			}
-			return tw.Flush()
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (an array of {run_id, status, goal, repo, branch, attempts, cost, started_at})")
-	cmd.Flags().IntVar(&limit, "limit", 50, "show at most this many runs (0: all)")
-	cmd.Flags().StringVar(&status, "status", "", "only runs with this status (running, completed, failed, blocked, cancelled)")
-	cmd.Flags().BoolVar(&here, "here", false, "only runs of this repository (--repo, default the current directory)")
-	return cmd
-}
-
-// fillListed completes a listed run with its state (status, attempts, cost).
-func fillListed(ctx context.Context, c client.Client, r *listedRun) {
-	s, _, err := fetchState(ctx, c, r.RunID)
-	if err != nil {
-		switch r.Engine {
-		case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
-			r.Status = horizon.StatusRunning
-		default:
-			r.Status = horizon.StatusFailed
-		}
-		return
-	}
-	r.Status, r.Attempts, r.Cost = s.Status, s.TotalAttempts(), s.Usage.Cost
 }

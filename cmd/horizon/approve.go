@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+
+	"github.com/horizon/horizon/workflows"
+)
+
+type approveOptions struct {
+	app     *app
+	runID   string
+	subject string
+	note    string
+	json    bool
+}
+
+func newApproveCmd(a *app, runF func(context.Context, *approveOptions) error) *cobra.Command {
+	o := &approveOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   `approve RUN [--subject S] [--note "<text>"] [--json]`,
+		Short: "Let a planned run waiting at a checkpoint (semi or supervised autonomy) go on",
+		Long: `A planned run under semi or supervised autonomy waits for you at its
+checkpoints: the plan, when the lead rated the goal HIGH ambiguity (semi,
+supervised); each milestone after the first (semi, supervised); each feature
+before its first attempt (supervised). A waiting run costs nothing;
+` + "`horizon status RUN`" + ` shows the checkpoint, what is to be approved, and the
+plan. approve lets it go on.
+
+--subject names the checkpoint you approve ("plan", a milestone ID or a
+feature ID, as status shows it): an approval meant for another checkpoint
+is refused, so a late approval cannot pass the next one. --note is kept with
+the approval in the run's record.
+
+A run that is not waiting refuses the approval, with its reason (exit 2).`,
+		Example: `  horizon approve run-20261130-021500-ab12cd
+  horizon approve run-20261130-021500-ab12cd --subject m2 --note "CSV first, JSON can wait"`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.runID = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return approveRun(cmd.Context(), o)
+		},
+	}
+	cmd.Flags().StringVar(&o.subject, "subject", "", `the checkpoint you approve: "plan", a milestone or a feature ID (default: whatever the run waits at)`)
+	cmd.Flags().StringVar(&o.note, "note", "", "a note kept with the approval")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the run's state after the approval as JSON")
+	return cmd
+}
+
+func approveRun(ctx context.Context, o *approveOptions) error {
+	a := o.app
+	return a.withRun(ctx, workflows.UpdateApprove, o.runID, false, func(c client.Client, id string) error {
+		s, err := updateRun(ctx, c, id, workflows.UpdateApprove, workflows.Approve{Subject: strings.TrimSpace(o.subject), Note: strings.TrimSpace(o.note)})
+		if err != nil {
+			return err
+		}
+		if o.json {
+			return json.NewEncoder(a.out).Encode(s)
+		}
+		what := ""
+		if o.subject != "" {
+			what = " " + strings.TrimSpace(o.subject)
+		}
+		fmt.Fprintf(a.out, "run %s: approved%s; it goes on (%s)\n", s.RunID, what, s.Phase)
+		return nil
+	})
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+)
+
+type cancelOptions struct {
+	app   *app
+	runID string
+	wait  time.Duration
+}
+
+func newCancelCmd(a *app, runF func(context.Context, *cancelOptions) error) *cobra.Command {
+	o := &cancelOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "cancel RUN",
+		Short: "Cancel a run: its agent session is aborted and nothing more is committed",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.runID = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return cancelRun(cmd.Context(), o)
+		},
+	}
+	cmd.Flags().DurationVar(&o.wait, "wait", 30*time.Second, "how long to wait for the run to stop")
+	return cmd
+}
+
+func cancelRun(ctx context.Context, o *cancelOptions) error {
+	a := o.app
+	return a.withRun(ctx, "cancel", o.runID, false, func(c client.Client, id string) error {
+		if err := c.CancelWorkflow(ctx, id, ""); err != nil {
+			return fmt.Errorf("cancel %s: %w", id, err)
+		}
+		fmt.Fprintf(a.out, "cancel requested for %s\n", id)
+		wctx, cancel := context.WithTimeout(ctx, o.wait)
+		defer cancel()
+		for {
+			s, _, err := fetchState(wctx, c, id)
+			if err == nil && s.Status.Terminal() {
+				fmt.Fprintf(a.out, "run %s %s\n", id, s.Status)
+				return nil
+			}
+			select {
+			case <-wctx.Done():
+				fmt.Fprintf(a.out, "still stopping (the current step is being aborted); `horizon status %s` shows when it ends\n", id)
+				return nil
+			case <-time.After(300 * time.Millisecond):
+			}
+		}
+	})
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"strings"
+)
+
+// Every value that goes into a visibility query (the engine's list of
+// runs) is quoted here, one way.
+
+// unexact are the characters the engine's SQL parser writes back escaped,
+// MySQL-style, when it turns a query into SQL (sqltypes.SQLEncodeMap): the
+// embedded engine's SQLite store does not undo those escapes, so a value
+// holding one never equals itself there.
+const unexact = "'\"\\\x00\b\n\r\t\x1a"
+
+// queryValue quotes s as a string literal of a visibility query: single
+// quotes, with backslash and single quote escaped as the query grammar
+// reads them. exact is false when s holds a character some stores cannot
+// match as written (unexact): the caller filters the runs itself instead.
+func queryValue(s string) (quoted string, exact bool) {
+	r := strings.NewReplacer(`\`, `\\`, `'`, `\'`)
+	return "'" + r.Replace(s) + "'", !strings.ContainsAny(s, unexact)
+}
+
+// whereEqual is the clause "attr = value", and whether the engine matches
+// it exactly (queryValue).
+func whereEqual(attr, value string) (clause string, exact bool) {
+	q, exact := queryValue(value)
+	return attr + " = " + q, exact
+}
+
+// runFilter narrows a list of runs: a clause of the visibility query where
+// the engine can match the value, else a test applied to each listed run.
+type runFilter struct {
+	where []string
+	keep  []func(listedRun) bool
+}
+
+// equal adds "attr = value", or test when the engine cannot match value.
+func (f *runFilter) equal(attr, value string, test func(listedRun) bool) {
+	if clause, exact := whereEqual(attr, value); exact {
+		f.where = append(f.where, clause)
+		return
+	}
+	f.keep = append(f.keep, test)
+}
+
+// query is the visibility query's extra clauses.
+func (f *runFilter) query() string { return strings.Join(f.where, " AND ") }
+
+// apply keeps the runs every test passes, at most limit of them (0: all).
+// With tests, the engine's list must be read whole (limit 0), then cut.
+func (f *runFilter) apply(runs []listedRun, limit int) []listedRun {
+	if len(f.keep) == 0 {
+		return runs
+	}
+	var out []listedRun
+	for _, r := range runs {
+		ok := true
+		for _, k := range f.keep {
+			ok = ok && k(r)
+		}
+		if ok {
+			out = append(out, r)
+		}
+	}
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}
+
+// listLimit is how many runs to ask the engine for.
+func (f *runFilter) listLimit(limit int) int {
+	if len(f.keep) > 0 {
+		return 0
+	}
+	return limit
+}
