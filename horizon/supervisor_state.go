@@ -1,6 +1,8 @@
 package horizon
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -168,3 +170,16 @@ func (s *SupervisorState) Markdown() string {
 	}
 	return b.String()
 }
+
+// SupervisorID is the workflow ID of a repository's supervisor: one per
+// repository, named by its absolute path.
+func SupervisorID(repo string) string {
+	sum := sha256.Sum256([]byte(repo))
+	return "supervisor-" + hex.EncodeToString(sum[:4])
+}
+
+// DecomposeScheduleID is a repository's nightly decomposition schedule.
+func DecomposeScheduleID(supervisor string) string { return supervisor + "-decompose" }
+
+// DailyScheduleID is the daily pass's schedule: one per engine.
+const DailyScheduleID = "horizon-daily"

@@ -53,11 +53,19 @@ func (s *runStatus) publish(ctx workflow.Context) {
 // tell signals the run's supervisor its new status. Not awaited: a
 // supervisor that is gone (stopped) must not hold or fail the run; it
 // catches up from the run's state when it comes back.
+//
+// A run's last status is awaited: the engine drops a signal whose sender
+// has closed before it was delivered.
 func (s *runStatus) tell(ctx workflow.Context) {
 	s.told = s.state.Status
-	workflow.SignalExternalWorkflow(ctx, s.supervisor, "", SignalRunStatus, RunStatusSignal{
+	f := workflow.SignalExternalWorkflow(ctx, s.supervisor, "", SignalRunStatus, RunStatusSignal{
 		RunID: s.state.RunID, Status: s.state.Status, Reason: s.state.Reason,
 	})
+	if s.state.Status.Terminal() && s.state.Status != horizon.StatusBlocked {
+		if err := f.Get(ctx, nil); err != nil {
+			workflow.GetLogger(ctx).Warn("tell the supervisor", "Supervisor", s.supervisor, "Error", err)
+		}
+	}
 }
 
 // waitIn is every wait of a run: it shows the run in phase with reason,

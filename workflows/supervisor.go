@@ -392,12 +392,39 @@ func (s *supervisor) startRun(ctx workflow.Context, e horizon.QueueEntry) error 
 	if err := child.GetChildWorkflowExecution().Get(ctx, &started); err != nil {
 		return fmt.Errorf("start run %s of %s: %w", runID, e.ID, err)
 	}
+	// The run tells its status changes (SignalRunStatus); in this history
+	// its end also comes as the child's result, a second path to the same
+	// record when a signal is lost.
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		s.statuses = append(s.statuses, childOutcome(ctx, runID, child))
+		s.changed++
+	})
 	s.st.AddRun(horizon.SupervisedRun{RunID: runID, Entry: e.ID, Item: e.Item, Goal: e.Goal, From: s.st.Tip, Status: horizon.StatusRunning, StartedAt: now})
 	if e.Item != "" {
 		s.recordItem(ctx, horizon.ItemRecord{Item: e.Item, Stage: horizon.StageRunning, RunID: runID})
 	}
 	s.publish(ctx)
 	return nil
+}
+
+// childOutcome waits for a supervised run's end and says how it ended.
+func childOutcome(ctx workflow.Context, runID string, child workflow.ChildWorkflowFuture) RunStatusSignal {
+	var st horizon.RunState
+	err := child.Get(ctx, &st)
+	var app *temporal.ApplicationError
+	var canceled *temporal.CanceledError
+	switch {
+	case err == nil:
+	case errors.As(err, &app) && app.HasDetails() && app.Details(&st) == nil:
+	case errors.As(err, &canceled):
+		st.Status, st.Reason = horizon.StatusCancelled, "cancelled"
+	default:
+		st.Status, st.Reason = horizon.StatusFailed, rootMessage(err)
+	}
+	if !st.Status.Terminal() {
+		st.Status = horizon.StatusFailed
+	}
+	return RunStatusSignal{RunID: runID, Status: st.Status, Reason: st.Reason}
 }
 
 // supervisedRunID names a run the supervisor starts: the time, a short

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -37,8 +38,13 @@ feature ID, as status shows it): an approval meant for another checkpoint
 is refused, so a late approval cannot pass the next one. --note is kept with
 the approval in the run's record.
 
+RUN may also be a queue entry (q3) of the --repo repository's supervisor:
+a roadmap item's plan waiting for approval under semi or supervised
+autonomy then runs in turn.
+
 A run that is not waiting refuses the approval, with its reason (exit 2).`,
-		Example: `  horizon approve run-20261130-021500-ab12cd
+		Example: `  horizon approve q3 --repo ~/src/app      # a supervisor's decomposed plan
+  horizon approve run-20261130-021500-ab12cd
   horizon approve run-20261130-021500-ab12cd --subject m2 --note "CSV first, JSON can wait"`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -55,8 +61,15 @@ A run that is not waiting refuses the approval, with its reason (exit 2).`,
 	return cmd
 }
 
+// queueEntryID matches a supervisor's queue entry ("q3"): approve then
+// lets a decomposed plan waiting in the --repo repository's queue run.
+var queueEntryID = regexp.MustCompile(`^[qQ][0-9]+$`)
+
 func approveRun(ctx context.Context, o *approveOptions) error {
 	a := o.app
+	if queueEntryID.MatchString(o.runID) {
+		return approvePlan(ctx, o)
+	}
 	return a.withRun(ctx, workflows.UpdateApprove, o.runID, false, func(c client.Client, id string) error {
 		s, err := updateRun(ctx, c, id, workflows.UpdateApprove, workflows.Approve{Subject: strings.TrimSpace(o.subject), Note: strings.TrimSpace(o.note)})
 		if err != nil {
@@ -70,6 +83,26 @@ func approveRun(ctx context.Context, o *approveOptions) error {
 			what = " " + strings.TrimSpace(o.subject)
 		}
 		fmt.Fprintf(a.out, "run %s: approved%s; it goes on (%s)\n", s.RunID, what, s.Phase)
+		return nil
+	})
+}
+
+// approvePlan lets a queued plan of the repository's supervisor run.
+func approvePlan(ctx context.Context, o *approveOptions) error {
+	a := o.app
+	id, err := a.supervisorID()
+	if err != nil {
+		return err
+	}
+	return a.withEngine(ctx, false, func(c client.Client) error {
+		s, err := updateSupervisor(ctx, c, id, workflows.UpdateApprove, workflows.Approve{Subject: strings.ToLower(o.runID), Note: strings.TrimSpace(o.note)})
+		if err != nil {
+			return err
+		}
+		if o.json {
+			return json.NewEncoder(a.out).Encode(s)
+		}
+		fmt.Fprintf(a.out, "%s approved; the supervisor of %s runs it in turn\n", strings.ToLower(o.runID), s.Repo)
 		return nil
 	})
 }

@@ -122,6 +122,7 @@ Exit codes: 0 accepted/ok, 1 run ended otherwise, 2 bad usage or input,
 		newGateCmd(a, nil), newModelsCmd(a, nil), newSetCeilingCmd(a, nil), newPauseCmd(a, nil), newPlanCmd(a, nil), newUnblockCmd(a, nil),
 		newApproveCmd(a, nil), newFakeModelCmd(a, nil), newHistoryCmd(a, nil),
 		a.serviceCmd(), a.notifyCmd(),
+		newSupervisorCmd(a), newQueueCmd(a), newRoadmapCmd(a, nil), newReportCmd(a, nil),
 	)
 	return root
 }

@@ -218,36 +218,51 @@ func (a *app) prepare(ctx context.Context, goal, kind string) (preparedRun, erro
 			return preparedRun{}, err
 		}
 	}
+	if err := a.checkRunnable(ctx, info); err != nil {
+		return preparedRun{}, err
+	}
+	in := a.runTemplate()
+	in.RunID, in.Goal, in.Repo, in.BaseRef, in.BaseCommit, in.Kind = newRunID(), goal, info.Root, info.Ref, info.Head, kind
+	return preparedRun{info: info, input: in}, nil
+}
+
+// checkRunnable refuses, before any run exists, what would fail a run at
+// preflight: an invalid model name or leaderboard, no gate in the commit,
+// no opencode for the embedded daemon.
+func (a *app) checkRunnable(ctx context.Context, info repo.Info) error {
+	cfg := a.cfg
 	if cfg.Models.Default != "" {
 		if err := config.ValidateModelName(cfg.Models.Default); err != nil {
-			return preparedRun{}, usagef("--model: %v", err)
+			return usagef("--model: %v", err)
 		}
 	} else if _, err := activities.LoadLeaderboard(cfg.Models.File); err != nil {
-		return preparedRun{}, usageError{err}
+		return usageError{err}
 	}
 	if _, err := activities.GateInCommit(ctx, info.Root, info.Head); err != nil {
-		return preparedRun{}, usageError{err}
+		return usageError{err}
 	}
 	if cfg.Embedded() {
 		// The daemon runs on this machine with this environment: a missing
 		// opencode would only surface minutes later as a failing activity.
 		if _, err := tools.Find(tools.OpenCode, cfg.Agent.OpenCodeBin, "agent.opencode_bin (HORIZON_AGENT_OPENCODE_BIN)"); err != nil {
-			return preparedRun{}, err
+			return err
 		}
 	}
-	return preparedRun{info: info, input: workflows.RunInput{
-		RunID:       newRunID(),
-		Goal:        goal,
-		Repo:        info.Root,
-		BaseRef:     info.Ref,
-		BaseCommit:  info.Head,
+	return nil
+}
+
+// runTemplate is what every run takes from the configuration: models,
+// limits, ceilings, queues, mode and budget. A supervisor hands it to
+// each run it starts.
+func (a *app) runTemplate() workflows.RunInput {
+	cfg := a.cfg
+	return workflows.RunInput{
 		Model:       cfg.Models.Default,
 		ModelsFile:  absPath(cfg.Models.File),
 		PaidQueue:   cfg.PaidQueue(),
 		Ceiling:     cfg.Spend.Ceiling,
 		DayCeiling:  cfg.Spend.DayCeiling,
 		ThrottleAt:  cfg.Spend.ThrottleAt,
-		Kind:        kind,
 		MaxAttempts: cfg.Run.MaxAttempts,
 		Limits: workflows.Limits{
 			SessionTimeout:   cfg.Agent.SessionTimeout,
@@ -260,7 +275,7 @@ func (a *app) prepare(ctx context.Context, goal, kind string) (preparedRun, erro
 		BudgetTime:         cfg.Run.BudgetTime,
 		BudgetSpend:        cfg.Run.BudgetSpend,
 		FeaturesPerHistory: cfg.Run.FeaturesPerHistory,
-	}}, nil
+	}
 }
 
 // checkKind refuses a --kind the routing ladder does not know.

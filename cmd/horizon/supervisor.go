@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/daemon"
+	"github.com/horizon/horizon/internal/repo"
+	"github.com/horizon/horizon/workflows"
+)
+
+// newSupervisorCmd is `horizon supervisor`: leave a repository to horizon.
+func newSupervisorCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "supervisor start|status|pause|resume|stop|trigger",
+		Short: "Leave a repository to horizon: its queue, its roadmap, nightly decomposition and the daily pass",
+		Long: `A supervisor works through one repository unattended. It runs the goal
+queue (` + "`horizon queue`" + `) one planned run at a time; when the queue drains it has
+the lead decompose the next open item of the roadmap (.horizon/roadmap.md on
+the base branch, supervisor.roadmap) into a plan and runs that. Runs build on
+each other on the branch horizon/roadmap: each starts from its tip and, when
+it completes, its commits land there. Your own branches are never touched;
+` + "`horizon roadmap`" + ` says how to merge.
+
+Two Temporal Schedules drive it (visible on the Temporal UI's Schedules
+page): nightly decomposition (supervisor.decompose_cron, default 02:00, in
+this machine's time zone) keeps supervisor.decompose_ahead plans ready for a
+morning's approvals, and the daily pass (supervisor.daily_cron, default
+07:00) writes $HORIZON_HOME/reports/<date>.md and flags stalled goals.`,
+		Args: subcommandArgs("start, status, pause, resume, stop or trigger"),
+	}
+	cmd.AddCommand(newSupervisorStartCmd(a, nil), newSupervisorStatusCmd(a, nil),
+		newSupervisorUpdateCmd(a, "pause", workflows.UpdatePause, "Hold the supervisor: it starts and decomposes nothing until resumed (runs in flight go on)", nil),
+		newSupervisorUpdateCmd(a, "resume", workflows.UpdateResume, "Let a paused supervisor go on", nil),
+		newSupervisorUpdateCmd(a, "stop", workflows.UpdateStop, "End the supervisor and its nightly schedule; its runs go on and its queue is kept in its last state", nil),
+		newSupervisorTriggerCmd(a, nil))
+	return cmd
+}
+
+type supervisorStartOptions struct {
+	app      *app
+	autonomy string
+	json     bool
+}
+
+func newSupervisorStartCmd(a *app, runF func(context.Context, *supervisorStartOptions) error) *cobra.Command {
+	o := &supervisorStartOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "start [--repo DIR] [--autonomy LEVEL] [--json]",
+		Short: "Start the repository's supervisor and its schedules (again: nothing changes)",
+		Long: `Start the supervisor of the repository (--repo, default the current one) on
+its current branch, and the two schedules. --autonomy (supervisor.autonomy,
+default run.autonomy) says whether a decomposed plan waits for
+` + "`horizon approve ID`" + ` before it runs (semi, supervised) or runs (full).
+A supervisor already running is left as it is.`,
+		Example: `  horizon supervisor start
+  horizon supervisor start --repo ~/src/app --autonomy semi`,
+		Args: noArgs(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return supervisorStart(cmd.Context(), o)
+		},
+	}
+	cmd.Flags().StringVar(&o.autonomy, "autonomy", "", "full, semi or supervised (default supervisor.autonomy)")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the supervisor's status as JSON")
+	return cmd
+}
+
+func supervisorStart(ctx context.Context, o *supervisorStartOptions) error {
+	a := o.app
+	cfg := a.cfg
+	info, err := repo.Inspect(a.repoDir)
+	if err != nil {
+		return err
+	}
+	if info.Ref == "" || strings.HasPrefix(info.Ref, "horizon/") {
+		return usagef("supervisor start: %s is not on a branch of yours (HEAD is %q); check out the branch the roadmap lives on, e.g. `git switch main`", info.Root, info.Ref)
+	}
+	if err := a.checkRunnable(ctx, info); err != nil {
+		return err
+	}
+	autonomy := cfg.Supervisor.Autonomy
+	if o.autonomy != "" {
+		if autonomy, err = horizon.ParseAutonomy(o.autonomy); err != nil {
+			return usagef("--autonomy: %v", err)
+		}
+	}
+	id := horizon.SupervisorID(info.Root)
+	return a.withEngine(ctx, true, func(c client.Client) error {
+		tmpl := a.runTemplate()
+		tmpl.SearchAttributes = daemon.HasSearchAttributes(ctx, c, cfg.Temporal.Namespace)
+		in := workflows.SupervisorInput{
+			ID: id, Repo: info.Root, Base: strings.TrimPrefix(info.Ref, "refs/heads/"), Roadmap: cfg.Supervisor.Roadmap,
+			Autonomy: autonomy, MaxActiveRuns: cfg.Supervisor.MaxActiveRuns, DecomposeAhead: cfg.Supervisor.DecomposeAhead, Run: tmpl,
+		}
+		opts := client.StartWorkflowOptions{
+			ID: id, TaskQueue: cfg.Temporal.TaskQueue,
+			StaticSummary:            "supervisor · " + info.Root,
+			Memo:                     map[string]any{workflows.MemoRepo: info.Root},
+			WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		}
+		if tmpl.SearchAttributes {
+			opts.TypedSearchAttributes = temporal.NewSearchAttributes(workflows.SearchRepo.ValueSet(info.Root))
+		}
+		if _, err := c.ExecuteWorkflow(ctx, opts, workflows.SupervisorWorkflowName, in); err != nil {
+			return fmt.Errorf("start supervisor of %s: %w", info.Root, err)
+		}
+		if err := a.ensureSchedules(ctx, c, id); err != nil {
+			return err
+		}
+		return a.printSupervisor(ctx, c, id, o.json)
+	})
+}
+
+// localZone is this machine's IANA time zone for the schedules' cron
+// specs: $TZ, else the zone /etc/localtime points at, else UTC.
+func localZone() string {
+	if tz := strings.TrimPrefix(os.Getenv("TZ"), ":"); tz != "" {
+		if _, err := time.LoadLocation(tz); err == nil {
+			return tz
+		}
+	}
+	if target, err := filepath.EvalSymlinks("/etc/localtime"); err == nil {
+		if i := strings.Index(target, "zoneinfo/"); i >= 0 {
+			if name := target[i+len("zoneinfo/"):]; name != "" {
+				if _, err := time.LoadLocation(name); err == nil {
+					return name
+				}
+			}
+		}
+	}
+	return "UTC"
+}
+
+// ensureSchedules creates (or brings up to the configuration) the
+// repository's nightly decomposition and the engine's daily pass.
+func (a *app) ensureSchedules(ctx context.Context, c client.Client, supervisor string) error {
+	cfg := a.cfg
+	zone := localZone()
+	policy := func(id, cron string, action *client.ScheduleWorkflowAction) client.ScheduleOptions {
+		return client.ScheduleOptions{
+			ID:            id,
+			Spec:          client.ScheduleSpec{CronExpressions: []string{cron}, TimeZoneName: zone},
+			Action:        action,
+			Overlap:       enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
+			CatchupWindow: cfg.Supervisor.CatchupWindow,
+			// The engine keeps cron specs as calendars; the memo keeps the
+			// spec as written, for status.
+			Memo: map[string]any{scheduleMemoCron: cron},
+		}
+	}
+	for _, o := range []client.ScheduleOptions{
+		policy(horizon.DecomposeScheduleID(supervisor), cfg.Supervisor.DecomposeCron, &client.ScheduleWorkflowAction{
+			ID: supervisor + "-decompose-run", Workflow: workflows.DecomposeWorkflowName, TaskQueue: cfg.Temporal.TaskQueue,
+			Args: []any{workflows.DecomposeInput{Supervisor: supervisor, Ahead: cfg.Supervisor.DecomposeAhead}},
+		}),
+		policy(horizon.DailyScheduleID, cfg.Supervisor.DailyCron, &client.ScheduleWorkflowAction{
+			ID: horizon.DailyScheduleID + "-run", Workflow: workflows.DailyPassWorkflowName, TaskQueue: cfg.Temporal.TaskQueue,
+			Args: []any{workflows.DailyPassInput{StallAttempts: cfg.Supervisor.StallAttempts, DayCeiling: cfg.Spend.DayCeiling}},
+		}),
+	} {
+		_, err := c.ScheduleClient().Create(ctx, o)
+		if err == nil {
+			continue
+		}
+		var exists *serviceerror.AlreadyExists
+		if !errors.As(err, &exists) && !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
+			return fmt.Errorf("create schedule %s: %w", o.ID, err)
+		}
+		// Made again, so a changed cron, window or action applies (the
+		// memo that keeps the cron as written cannot be updated in place).
+		h := c.ScheduleClient().GetHandle(ctx, o.ID)
+		if err := h.Delete(ctx); err != nil {
+			return fmt.Errorf("replace schedule %s: %w", o.ID, err)
+		}
+		if _, err := c.ScheduleClient().Create(ctx, o); err != nil {
+			return fmt.Errorf("create schedule %s: %w", o.ID, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,284 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/repo"
+	"github.com/horizon/horizon/workflows"
+)
+
+// scheduleMemoCron is the schedule memo field holding the cron spec as
+// written in the configuration.
+const scheduleMemoCron = "cron"
+
+type supervisorStatusOptions struct {
+	app  *app
+	json bool
+}
+
+func newSupervisorStatusCmd(a *app, runF func(context.Context, *supervisorStatusOptions) error) *cobra.Command {
+	o := &supervisorStatusOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "status [--repo DIR] [--json]",
+		Short: "The supervisor's state: what it waits on, its queue, its runs and its two schedules",
+		Args:  noArgs(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			a := o.app
+			id, err := a.supervisorID()
+			if err != nil {
+				return err
+			}
+			return a.withEngine(cmd.Context(), false, func(c client.Client) error {
+				return a.printSupervisor(cmd.Context(), c, id, o.json)
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the status as JSON")
+	return cmd
+}
+
+// supervisorID is the supervisor of the --repo repository.
+func (a *app) supervisorID() (string, error) {
+	info, err := repo.Inspect(a.repoDir)
+	if err != nil {
+		return "", err
+	}
+	return horizon.SupervisorID(info.Root), nil
+}
+
+// querySupervisor reads a supervisor's state; one that does not run is
+// bad input that says how to start it.
+func (a *app) querySupervisor(ctx context.Context, c client.Client, id string) (*horizon.SupervisorState, error) {
+	v, err := c.QueryWorkflow(ctx, id, "", workflows.QueryStatus)
+	if err != nil {
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return nil, usagef("no supervisor runs for %s; `horizon supervisor start --repo %s` starts one", a.repoDir, a.repoDir)
+		}
+		return nil, fmt.Errorf("read supervisor %s: %w", id, err)
+	}
+	var s horizon.SupervisorState
+	if err := v.Get(&s); err != nil {
+		return nil, fmt.Errorf("read supervisor %s: %w", id, err)
+	}
+	return &s, nil
+}
+
+// ScheduleStatus is a schedule as the engine has it.
+type ScheduleStatus struct {
+	ID            string        `json:"id"`
+	Cron          string        `json:"cron"`
+	TimeZone      string        `json:"time_zone"`
+	CatchupWindow time.Duration `json:"catchup_window"`
+	Next          []time.Time   `json:"next"`
+	Paused        bool          `json:"paused"`
+	Actions       int           `json:"actions"`
+}
+
+func describeSchedule(ctx context.Context, c client.Client, id string) (*ScheduleStatus, error) {
+	d, err := c.ScheduleClient().GetHandle(ctx, id).Describe(ctx)
+	if err != nil {
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("describe schedule %s: %w", id, err)
+	}
+	st := &ScheduleStatus{ID: id, Next: d.Info.NextActionTimes, Actions: d.Info.NumActions}
+	if len(st.Next) > 3 {
+		st.Next = st.Next[:3]
+	}
+	if p := d.Schedule.Policy; p != nil {
+		st.CatchupWindow = p.CatchupWindow
+	}
+	if sp := d.Schedule.Spec; sp != nil {
+		st.TimeZone = sp.TimeZoneName
+	}
+	if s := d.Schedule.State; s != nil {
+		st.Paused = s.Paused
+	}
+	if p, ok := d.Memo.GetFields()[scheduleMemoCron]; ok {
+		_ = converter.GetDefaultDataConverter().FromPayload(p, &st.Cron)
+	}
+	return st, nil
+}
+
+// supervisorView is `supervisor status --json`.
+type supervisorView struct {
+	Supervisor *horizon.SupervisorState `json:"supervisor"`
+	Schedules  []ScheduleStatus         `json:"schedules"`
+}
+
+func (a *app) printSupervisor(ctx context.Context, c client.Client, id string, asJSON bool) error {
+	s, err := a.querySupervisor(ctx, c, id)
+	if err != nil {
+		return err
+	}
+	view := supervisorView{Supervisor: s, Schedules: []ScheduleStatus{}}
+	for _, sid := range []string{horizon.DecomposeScheduleID(id), horizon.DailyScheduleID} {
+		st, err := describeSchedule(ctx, c, sid)
+		if err != nil {
+			return err
+		}
+		if st != nil {
+			view.Schedules = append(view.Schedules, *st)
+		}
+	}
+	if asJSON {
+		enc := json.NewEncoder(a.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(view)
+	}
+	w := a.out
+	fmt.Fprintf(w, "supervisor %s\nrepo       %s (base %s, work lands on horizon/roadmap)\nstatus     %s · autonomy %s\n", s.ID, s.Repo, s.Base, s.Status, s.Autonomy)
+	if s.Waiting != "" {
+		fmt.Fprintf(w, "waiting    since %s: %s\n", s.WaitingSince.Local().Format("2006-01-02 15:04"), s.Waiting)
+	}
+	fmt.Fprintf(w, "queue      %s\n", plural(s.Queue.Len(), "entry"))
+	for _, e := range s.Queue.Entries {
+		mark := ""
+		if s.NeedsApproval(e) {
+			mark = fmt.Sprintf("  (waits for approval: horizon approve --repo %s %s)", s.Repo, e.ID)
+		}
+		fmt.Fprintf(w, "  %-5s %-5s %s%s\n", e.ID, e.Kind, oneLine(e.Goal, 70), mark)
+	}
+	runs := s.Runs[max(0, len(s.Runs)-10):]
+	fmt.Fprintf(w, "runs       %d started, %d decompositions\n", len(s.Runs), s.Decompositions)
+	for _, r := range runs {
+		fmt.Fprintf(w, "  %s  %-9s %s\n", r.RunID, r.Status, oneLine(r.Goal, 60))
+	}
+	for _, sc := range view.Schedules {
+		next := "-"
+		if len(sc.Next) > 0 {
+			next = sc.Next[0].Local().Format("2006-01-02 15:04")
+		}
+		fmt.Fprintf(w, "schedule   %s  %q %s, next %s, catch-up %s\n", sc.ID, sc.Cron, sc.TimeZone, next, sc.CatchupWindow)
+	}
+	return nil
+}
+
+type supervisorUpdateOptions struct {
+	app  *app
+	name string
+}
+
+// newSupervisorUpdateCmd is pause, resume and stop: one update each.
+func newSupervisorUpdateCmd(a *app, use, update, short string, runF func(context.Context, *supervisorUpdateOptions) error) *cobra.Command {
+	o := &supervisorUpdateOptions{app: a, name: update}
+	return &cobra.Command{
+		Use:   use + " [--repo DIR]",
+		Short: short,
+		Args:  noArgs(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return supervisorUpdate(cmd.Context(), o)
+		},
+	}
+}
+
+func supervisorUpdate(ctx context.Context, o *supervisorUpdateOptions) error {
+	a := o.app
+	id, err := a.supervisorID()
+	if err != nil {
+		return err
+	}
+	return a.withEngine(ctx, false, func(c client.Client) error {
+		s, err := updateSupervisor(ctx, c, id, o.name)
+		if err != nil {
+			return err
+		}
+		if o.name == workflows.UpdateStop {
+			if err := c.ScheduleClient().GetHandle(ctx, horizon.DecomposeScheduleID(id)).Delete(ctx); err != nil {
+				var nf *serviceerror.NotFound
+				if !errors.As(err, &nf) {
+					return fmt.Errorf("delete the nightly schedule: %w", err)
+				}
+			}
+			fmt.Fprintf(a.out, "supervisor of %s stopped; its runs go on; `horizon supervisor start` starts it again\n", s.Repo)
+			return nil
+		}
+		fmt.Fprintf(a.out, "supervisor of %s: %s\n", s.Repo, s.Status)
+		return nil
+	})
+}
+
+// updateSupervisor sends an update to a supervisor and decodes its answer.
+func updateSupervisor(ctx context.Context, c client.Client, id, name string, args ...any) (*horizon.SupervisorState, error) {
+	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: id, UpdateName: name, Args: args, WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err == nil {
+		var s horizon.SupervisorState
+		if err = h.Get(ctx, &s); err == nil {
+			return &s, nil
+		}
+	}
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return nil, usagef("no supervisor runs for this repository; `horizon supervisor start` starts one")
+	}
+	return nil, updateError(id, name, err)
+}
+
+type supervisorTriggerOptions struct {
+	app  *app
+	what string
+}
+
+func newSupervisorTriggerCmd(a *app, runF func(context.Context, *supervisorTriggerOptions) error) *cobra.Command {
+	o := &supervisorTriggerOptions{app: a}
+	return &cobra.Command{
+		Use:   "trigger decompose|daily [--repo DIR]",
+		Short: "Run a schedule's action now (Temporal's trigger): the nightly decomposition or the daily pass",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.what = args[0]
+			if o.what != "decompose" && o.what != "daily" {
+				return usagef("supervisor trigger: %q is neither decompose nor daily", o.what)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return supervisorTrigger(cmd.Context(), o)
+		},
+	}
+}
+
+func supervisorTrigger(ctx context.Context, o *supervisorTriggerOptions) error {
+	a := o.app
+	id, err := a.supervisorID()
+	if err != nil {
+		return err
+	}
+	sid := horizon.DailyScheduleID
+	if o.what == "decompose" {
+		sid = horizon.DecomposeScheduleID(id)
+	}
+	return a.withEngine(ctx, false, func(c client.Client) error {
+		if err := c.ScheduleClient().GetHandle(ctx, sid).Trigger(ctx, client.ScheduleTriggerOptions{}); err != nil {
+			var nf *serviceerror.NotFound
+			if errors.As(err, &nf) {
+				return usagef("no schedule %s; `horizon supervisor start` makes it", sid)
+			}
+			return fmt.Errorf("trigger %s: %w", sid, err)
+		}
+		fmt.Fprintf(a.out, "triggered %s (%s)\n", sid, strings.ReplaceAll(o.what, "daily", "the daily pass"))
+		return nil
+	})
+}
