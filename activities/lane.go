@@ -210,7 +210,7 @@ func (a *Activities) PrepareLane(ctx context.Context, in LaneInput) (Lane, error
 		}
 		lane.Base = base
 	}
-	activity.GetLogger(ctx).Info("lane ready", "Lane", lane.Path, "Branch", lane.Branch, "Base", lane.Base)
+	activity.GetLogger(ctx).Info("lane ready", "RunID", in.RunID, "Feature", in.Feature, "Lane", lane.Path, "Branch", lane.Branch, "Base", lane.Base)
 	return lane, nil
 }
 
@@ -274,7 +274,7 @@ func (a *Activities) PrepareIntegration(ctx context.Context, in IntegrationInput
 	if err != nil {
 		return Lane{}, fmt.Errorf("prepare integration: %w", err)
 	}
-	activity.GetLogger(ctx).Info("integration worktree ready", "Lane", dir, "Branch", branch, "Base", tip)
+	activity.GetLogger(ctx).Info("integration worktree ready", "RunID", in.RunID, "Lane", dir, "Branch", branch, "Base", tip)
 	return Lane{Path: dir, Branch: branch, Base: tip}, nil
 }
 
