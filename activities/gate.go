@@ -11,6 +11,7 @@ import (
 
 	"github.com/horizon/horizon/gate"
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/child"
 )
 
 // gateTailBytes is how much gate output travels into history and the next
@@ -50,7 +51,10 @@ func (a *Activities) RunGate(ctx context.Context, in GateInput) (horizon.GateRun
 	// Heartbeat while the gate runs so a crashed daemon's gate is retried
 	// promptly; the output itself goes to the artifact, not to history.
 	hb := startHeartbeat(ctx, beatOptions{Details: "gate running"})
-	res := gate.Run(ctx, g, gate.Options{Dir: in.Lane, Timeout: in.Timeout, AllowEnv: a.GateAllowEnv})
+	res := gate.Run(ctx, g, gate.Options{Dir: in.Lane, Timeout: in.Timeout, AllowEnv: a.GateAllowEnv,
+		// The gate dies with the daemon and is recorded, so a retry after a
+		// crash never runs beside its predecessor in the lane.
+		Start: child.StartFunc})
 	hb.Stop()
 	if ctx.Err() != nil {
 		return horizon.GateRun{}, ctx.Err()

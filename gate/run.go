@@ -56,6 +56,12 @@ type Options struct {
 	// goroutine that drains the gate's output, so a slow callback slows the
 	// gate down rather than losing lines.
 	OnOutput func(line string)
+	// Start, if set, starts the gate's leader instead of cmd.Start, e.g.
+	// so that it dies with a daemon and is recorded for reaping
+	// (internal/child.StartFunc). The command arrives set to lead its own
+	// process group, which Start must keep. Run calls done once the group
+	// is gone and the leader has been waited for.
+	Start func(cmd *exec.Cmd) (done func(), err error)
 }
 
 // Result is what a gate run produced.
@@ -146,6 +152,7 @@ type started struct {
 	exited   <-chan struct{}
 	reap     func() error
 	leaderUp bool
+	done     func() // from Options.Start; nil when started by cmd.Start
 }
 
 // start checks the gate and its lane, then starts it in its own process
@@ -184,14 +191,15 @@ func start(ctx context.Context, g Gate, opts Options) (p *started, res Result, o
 		Stderr:      pw,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
-	if err := startRetryingBusy(cmd); err != nil {
+	done, err := startRetryingBusy(cmd, opts.Start)
+	if err != nil {
 		pr.Close()
 		pw.Close()
 		return nil, errorResult("cannot start gate %q: %v%s", g.String(), err, startHint(err, argv0)), false
 	}
 	pw.Close() // the group holds the write end now; EOF once every holder is gone
 
-	p = &started{cmd: cmd, pgid: cmd.Process.Pid, pr: pr, buf: newCapBuffer(opts.MaxOutput), leaderUp: true}
+	p = &started{cmd: cmd, pgid: cmd.Process.Pid, pr: pr, buf: newCapBuffer(opts.MaxOutput), leaderUp: true, done: done}
 	drained := make(chan struct{})
 	go func() {
 		defer close(drained)
@@ -222,6 +230,9 @@ func (p *started) stopGroup(terminate bool, grace time.Duration) (waitErr error,
 	// once, and only leftovers cost a scan of /proc.
 	waitErr = p.reap()
 	survivors = awaitGroupGone(p.pgid, reapWait)
+	if p.done != nil {
+		p.done()
+	}
 
 	select {
 	case <-p.drained:
@@ -338,15 +349,19 @@ func drain(r io.Reader, buf *capBuffer, onLine func(string)) {
 	}
 }
 
-// startRetryingBusy starts cmd, retrying briefly on ETXTBSY: a script written
-// just before (the lead copies the gate script out of the lane) can still be
-// open for writing in a child forked concurrently by another goroutine.
-func startRetryingBusy(cmd *exec.Cmd) error {
+// startRetryingBusy starts cmd (with start, when set), retrying briefly on
+// ETXTBSY: a script written just before (the lead copies the gate script out
+// of the lane) can still be open for writing in a child forked concurrently
+// by another goroutine.
+func startRetryingBusy(cmd *exec.Cmd, start func(*exec.Cmd) (func(), error)) (done func(), err error) {
+	if start == nil {
+		start = func(c *exec.Cmd) (func(), error) { return nil, c.Start() }
+	}
 	delay := 5 * time.Millisecond
 	for i := 0; ; i++ {
-		err := cmd.Start()
+		done, err := start(cmd)
 		if err == nil || !errors.Is(err, syscall.ETXTBSY) || i == 8 {
-			return err
+			return done, err
 		}
 		time.Sleep(delay)
 		delay *= 2
