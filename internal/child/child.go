@@ -114,10 +114,19 @@ func (p *Process) PGID() int { return p.pgid }
 // Call it after cmd.Wait; it may be called more than once.
 func (p *Process) Done() {
 	p.once.Do(func() {
-		// The guard is still in the group, so the group's ID cannot have
-		// been reused: this reaches only the child's leftovers and the guard.
 		if p.guardDone != nil {
-			_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+			// While the guard lives the group's ID cannot have been reused,
+			// so this reaches only the child's leftovers and the guard. A
+			// guard already gone (a SIGTERM to the group took it) leaves
+			// the group to its members, if any: they still hold the ID.
+			select {
+			case <-p.guardDone:
+				if m, err := groupMembers(p.pgid); err == nil && len(m) > 0 {
+					_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+				}
+			default:
+				_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+			}
 			_ = p.guardW.Close()
 			<-p.guardDone
 		}
@@ -160,6 +169,7 @@ func (p *Process) startGuard() {
 		return
 	}
 	g := exec.Command("/bin/sh", "-c", guardScript)
+	g.Env = []string{} // read and kill are builtins; the daemon's secrets stay out
 	g.Stdin = r
 	g.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: p.pgid}
 	err = g.Start()
