@@ -45,23 +45,26 @@ type beatOptions struct {
 }
 
 // startHeartbeat beats every third of the activity's heartbeat timeout (at
-// most every 5 s) until Stop. Outside an activity, or without a heartbeat
-// timeout, it records nothing.
+// most every 5 s) until Stop, and at once when Update changes the details.
+// Outside an activity it records nothing.
 func startHeartbeat(ctx context.Context, o beatOptions) *heartbeat {
 	h := &heartbeat{ctx: ctx, details: o.Details, needed: o.OnlyWithDetails,
 		nudge: make(chan struct{}, 1), done: make(chan struct{})}
 	if !activity.IsActivity(ctx) {
 		return h
 	}
+	// Without a heartbeat timeout nothing needs keeping alive, but details
+	// still go out as they change.
 	every := min(activity.GetInfo(ctx).HeartbeatTimeout/3, maxBeatInterval)
-	if every <= 0 {
-		return h
-	}
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
-		t := time.NewTicker(every)
-		defer t.Stop()
+		var tick <-chan time.Time
+		if every > 0 {
+			t := time.NewTicker(every)
+			defer t.Stop()
+			tick = t.C
+		}
 		for {
 			select {
 			case <-h.done:
@@ -70,7 +73,7 @@ func startHeartbeat(ctx context.Context, o beatOptions) *heartbeat {
 				return
 			case <-h.nudge:
 				h.beat()
-			case <-t.C:
+			case <-tick:
 				h.beat()
 			}
 		}
