@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/internal/daemon"
@@ -42,6 +44,9 @@ type app struct {
 	logClose io.Closer
 	out      io.Writer
 	errOut   io.Writer
+	// connect reaches the engine for withEngine and withRun; nil is dial.
+	// Tests hand in a client of their own.
+	connect func(ctx context.Context, autostart bool) (client.Client, error)
 }
 
 // Main runs the CLI and returns the process exit code.
