@@ -96,8 +96,8 @@ HORIZON_* variables (temporal.port is HORIZON_TEMPORAL_PORT) and flags, in
 that order of precedence. Files live in $HORIZON_HOME (~/.local/share/horizon).
 
 Exit codes: 0 accepted/ok, 1 run ended otherwise, 2 bad usage or input,
-3 environment (missing tool, engine unreachable, daemon already running),
-130 interrupted.`,
+3 environment (missing tool, engine unreachable, daemon already running,
+unusable $HORIZON_HOME), 130 interrupted; the README lists them in full.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// The root runs only to show its help or refuse a word that names
