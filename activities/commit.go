@@ -56,7 +56,7 @@ func (a *Activities) CommitFeature(ctx context.Context, in CommitInput) (CommitO
 	}
 	out.Commit = landed
 	out.Files = changedFiles(ctx, in.Repo, landed)
-	activity.GetLogger(ctx).Info("feature landed", "Branch", branch, "Commit", landed)
+	activity.GetLogger(ctx).Info("feature landed", "RunID", in.RunID, "Feature", in.Feature, "Attempt", in.Attempt, "Branch", branch, "Commit", landed)
 	return out, nil
 }
 

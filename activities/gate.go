@@ -9,10 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"go.temporal.io/sdk/activity"
-
 	"github.com/horizon/horizon/gate"
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/child"
 )
 
 // gateTailBytes is how much gate output travels into history and the next
@@ -51,22 +50,12 @@ func (a *Activities) RunGate(ctx context.Context, in GateInput) (horizon.GateRun
 
 	// Heartbeat while the gate runs so a crashed daemon's gate is retried
 	// promptly; the output itself goes to the artifact, not to history.
-	hbCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	go func() {
-		t := time.NewTicker(5 * time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-hbCtx.Done():
-				return
-			case <-t.C:
-				activity.RecordHeartbeat(ctx, "gate running")
-			}
-		}
-	}()
-	res := gate.Run(ctx, g, gate.Options{Dir: in.Lane, Timeout: in.Timeout, AllowEnv: a.GateAllowEnv})
-	stop()
+	hb := startHeartbeat(ctx, beatOptions{Details: "gate running"})
+	res := gate.Run(ctx, g, gate.Options{Dir: in.Lane, Timeout: in.Timeout, AllowEnv: a.GateAllowEnv,
+		// The gate dies with the daemon and is recorded, so a retry after a
+		// crash never runs beside its predecessor in the lane.
+		Start: child.StartFunc})
+	hb.Stop()
 	if ctx.Err() != nil {
 		return horizon.GateRun{}, ctx.Err()
 	}

@@ -7,9 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/horizon/horizon/internal/child"
 )
 
-// git runs one git command in dir and returns its trimmed stdout. Errors
+// git runs one git command in dir, as a child that dies with the daemon
+// (internal/child) and returns its trimmed stdout. Errors
 // name the command and carry git's own message.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
@@ -17,7 +20,7 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd.Env = gitEnv()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	if err := child.Run(cmd); err != nil {
 		return "", fmt.Errorf("git %s (in %s): %w: %s", strings.Join(args, " "), dir, err, strings.TrimSpace(stderr.String()))
 	}
 	return strings.TrimSpace(stdout.String()), nil
@@ -37,8 +40,10 @@ func gitEnv() []string {
 }
 
 func hasGitIdentity() bool {
-	out, err := exec.Command("git", "config", "--get", "user.email").Output()
-	return err == nil && len(bytes.TrimSpace(out)) > 0
+	var out bytes.Buffer
+	cmd := exec.Command("git", "config", "--get", "user.email")
+	cmd.Stdout = &out
+	return child.Run(cmd) == nil && len(bytes.TrimSpace(out.Bytes())) > 0
 }
 
 // gitOK runs a git command whose exit status is the answer.
@@ -46,5 +51,5 @@ func gitOK(ctx context.Context, dir string, args ...string) bool {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
 	cmd.Env = gitEnv()
-	return cmd.Run() == nil
+	return child.Run(cmd) == nil
 }

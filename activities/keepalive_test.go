@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
@@ -47,4 +49,66 @@ func TestKeepAliveHeartbeatsForQuietActivity(t *testing.T) {
 // does nothing.
 func TestKeepAliveOutsideActivity(t *testing.T) {
 	keepAlive(context.Background())()
+}
+
+// The heartbeat carries details: what a session reports (its ID) reaches
+// the engine, a session with no ID yet beats nothing, and Record is seen
+// before it returns.
+func TestHeartbeatDetails(t *testing.T) {
+	tests := []struct {
+		name string
+		act  func(ctx context.Context) error
+		want []string // details seen, in order, deduplicated
+	}{
+		{"quiet activity beats bare", func(ctx context.Context) error {
+			defer keepAlive(ctx)()
+			time.Sleep(500 * time.Millisecond)
+			return nil
+		}, []string{""}},
+		{"fixed details", func(ctx context.Context) error {
+			h := startHeartbeat(ctx, beatOptions{Details: "gate running"})
+			defer h.Stop()
+			time.Sleep(500 * time.Millisecond)
+			return nil
+		}, []string{"gate running"}},
+		{"only with details: silent until set, then the latest", func(ctx context.Context) error {
+			h := startHeartbeat(ctx, beatOptions{OnlyWithDetails: true})
+			time.Sleep(300 * time.Millisecond) // over one beat interval (200 ms), under the timeout
+			h.Update("ses_1 thinking")
+			time.Sleep(500 * time.Millisecond)
+			h.Stop()
+			h.Record("ses_1 done")
+			// The SDK batches heartbeats within its throttle window (80% of
+			// the timeout); stay until it flushed this one.
+			time.Sleep(500 * time.Millisecond)
+			return nil
+		}, []string{"ses_1 thinking", "ses_1 done"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var s testsuite.WorkflowTestSuite
+			env := s.NewTestWorkflowEnvironment()
+			var seen []string
+			env.SetOnActivityHeartbeatListener(func(_ *activity.Info, details converter.EncodedValues) {
+				d := ""
+				if details.HasValues() {
+					require.NoError(t, details.Get(&d))
+				}
+				if len(seen) == 0 || seen[len(seen)-1] != d {
+					seen = append(seen, d)
+				}
+			})
+			env.RegisterActivityWithOptions(tc.act, activity.RegisterOptions{Name: "act"})
+			env.ExecuteWorkflow(func(ctx workflow.Context) error {
+				ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+					StartToCloseTimeout: time.Minute,
+					HeartbeatTimeout:    600 * time.Millisecond,
+					RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+				})
+				return workflow.ExecuteActivity(ctx, "act").Get(ctx, nil)
+			})
+			require.NoError(t, env.GetWorkflowError())
+			require.Equal(t, tc.want, seen)
+		})
+	}
 }

@@ -17,7 +17,8 @@ import (
 )
 
 // Preflight checks, before anything is paid for, that the run can work: the
-// base commit exists, a gate can be found in it, and OpenCode knows the model.
+// base commit exists, a gate can be found in it, its submodules can be set
+// up in lanes from the repository's own copies, and OpenCode knows the model.
 func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (PreflightOutput, error) {
 	defer keepAlive(ctx)()
 	if !gitOK(ctx, in.Repo, "cat-file", "-e", in.BaseCommit+"^{commit}") {
@@ -26,6 +27,11 @@ func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (Prefligh
 	g, err := GateInCommit(ctx, in.Repo, in.BaseCommit)
 	if err != nil {
 		return PreflightOutput{}, err
+	}
+	// A gate that needs a submodule passes in the repository and would fail
+	// in every lane if lanes could not have it: say so now.
+	if err := checkSubmodules(ctx, in.Repo, in.BaseCommit); err != nil {
+		return PreflightOutput{}, submoduleFailure("preflight", err)
 	}
 	out := PreflightOutput{Gate: g, Models: map[string]string{}, Why: map[string]string{}, Paid: map[string]bool{}}
 	lb, err := LoadLeaderboard(in.ModelsFile)
@@ -156,7 +162,8 @@ func GateInCommit(ctx context.Context, repoDir, commit string) (string, error) {
 // at the integration branch's tip when in.FromIntegration is set, so a
 // planned run's feature builds on the features accepted before it. The
 // user's branch and work tree are never touched: worktrees share the object
-// store only.
+// store only. Submodules the lane's commit records are checked out from the
+// repository's own copies (submodule.go).
 func (a *Activities) PrepareLane(ctx context.Context, in LaneInput) (Lane, error) {
 	defer keepAlive(ctx)()
 	lane := Lane{
@@ -177,6 +184,9 @@ func (a *Activities) PrepareLane(ctx context.Context, in LaneInput) (Lane, error
 			return Lane{}, err
 		}
 		lane.Base = base
+		if err := initSubmodules(ctx, in.Repo, lane.Path, false); err != nil {
+			return Lane{}, submoduleFailure("prepare lane", err)
+		}
 		return lane, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(lane.Path), 0o700); err != nil {
@@ -210,7 +220,10 @@ func (a *Activities) PrepareLane(ctx context.Context, in LaneInput) (Lane, error
 		}
 		lane.Base = base
 	}
-	activity.GetLogger(ctx).Info("lane ready", "Lane", lane.Path, "Branch", lane.Branch, "Base", lane.Base)
+	if err := initSubmodules(ctx, in.Repo, lane.Path, false); err != nil {
+		return Lane{}, submoduleFailure("prepare lane", err)
+	}
+	activity.GetLogger(ctx).Info("lane ready", "RunID", in.RunID, "Feature", in.Feature, "Lane", lane.Path, "Branch", lane.Branch, "Base", lane.Base)
 	return lane, nil
 }
 
@@ -274,7 +287,7 @@ func (a *Activities) PrepareIntegration(ctx context.Context, in IntegrationInput
 	if err != nil {
 		return Lane{}, fmt.Errorf("prepare integration: %w", err)
 	}
-	activity.GetLogger(ctx).Info("integration worktree ready", "Lane", dir, "Branch", branch, "Base", tip)
+	activity.GetLogger(ctx).Info("integration worktree ready", "RunID", in.RunID, "Lane", dir, "Branch", branch, "Base", tip)
 	return Lane{Path: dir, Branch: branch, Base: tip}, nil
 }
 
@@ -302,7 +315,17 @@ func cleanWorktree(ctx context.Context, repo, dir, ref string) error {
 			return err
 		}
 	}
-	return nil
+	return initSubmodules(ctx, repo, dir, true)
+}
+
+// submoduleFailure: a submodule the repository cannot provide is bad input
+// (retrying cannot help; the message says what to do), anything else an
+// error of op.
+func submoduleFailure(op string, err error) error {
+	if se, ok := asSubmoduleError(err); ok {
+		return badInput("%s: %v", op, se)
+	}
+	return fmt.Errorf("%s: %w", op, err)
 }
 
 func samePath(a, b string) bool {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
@@ -50,32 +49,16 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 		}
 		prompt = strings.Replace(prompt, horizon.DiffPlaceholder, diff, 1)
 	}
-	log := activity.GetLogger(ctx)
-	log.Info("session starting", "Role", in.Role, "Attempt", in.Attempt, "ResumeSession", hb.SessionID)
+	activity.GetLogger(ctx).Info("session starting", "RunID", in.RunID, "Feature", in.Feature, "Role", in.Role, "Attempt", in.Attempt, "ResumeSession", hb.SessionID)
 
 	// Keep the heartbeat alive between progress events (a long model call
 	// is silent); the SDK throttles what reaches the server.
-	var last SessionHeartbeat = hb
-	progress := make(chan agent.Progress, 16)
-	hbCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	go func() {
-		t := time.NewTicker(5 * time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-hbCtx.Done():
-				return
-			case p := <-progress:
-				last = SessionHeartbeat{SessionID: p.SessionID, Phase: p.Phase, Tool: p.Tool}
-				activity.RecordHeartbeat(ctx, last)
-			case <-t.C:
-				if last.SessionID != "" {
-					activity.RecordHeartbeat(ctx, last)
-				}
-			}
-		}
-	}()
+	beat := beatOptions{OnlyWithDetails: true}
+	if hb.SessionID != "" {
+		beat.Details = hb
+	}
+	heart := startHeartbeat(ctx, beat)
+	defer heart.Stop()
 	res, err := a.Sessions.RunSession(ctx, agent.SessionRequest{
 		Directory:       in.Lane,
 		Agent:           agentName,
@@ -84,12 +67,9 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 		Title:           fmt.Sprintf("horizon %s %s attempt %d (%s)", in.RunID, in.Feature, in.Attempt, in.Role),
 		ResumeSessionID: hb.SessionID,
 	}, func(p agent.Progress) {
-		select {
-		case progress <- p:
-		default: // never block the session on a slow heartbeat
-		}
+		heart.Update(SessionHeartbeat{SessionID: p.SessionID, Phase: p.Phase, Tool: p.Tool})
 	})
-	stop()
+	heart.Stop()
 	if err != nil {
 		if ctx.Err() != nil {
 			return SessionOutput{}, ctx.Err()
@@ -98,7 +78,7 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 	}
 	// Record the final ID synchronously: a crash from here on must continue,
 	// not restart, the session.
-	activity.RecordHeartbeat(ctx, SessionHeartbeat{SessionID: res.SessionID, Phase: "done"})
+	heart.Record(SessionHeartbeat{SessionID: res.SessionID, Phase: "done"})
 
 	out := SessionOutput{
 		SessionID: res.SessionID,
@@ -150,7 +130,7 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 		out.ProtocolError = perr.Error()
 	}
 	if len(warnings) > 0 {
-		log.Warn("protocol block accepted with remarks", "Role", in.Role, "Attempt", in.Attempt, "Warnings", warnings)
+		activity.GetLogger(ctx).Warn("protocol block accepted with remarks", "Role", in.Role, "Attempt", in.Attempt, "Warnings", warnings)
 	}
 	return out, nil
 }

@@ -127,7 +127,7 @@ func (a *Activities) Codemod(ctx context.Context, in CodemodInput) (CodemodOutpu
 		out.Problems = append(out.Problems, err.Error())
 	}
 	out.Files, out.Applied = res.Files, len(res.Applied)
-	activity.GetLogger(ctx).Info("codemods applied", "Changes", out.Applied, "Files", len(out.Files), "Problems", len(out.Problems))
+	activity.GetLogger(ctx).Info("codemods applied", "RunID", in.RunID, "Attempt", in.Attempt, "Tier", ladder.T0.String(), "Changes", out.Applied, "Files", len(out.Files), "Problems", len(out.Problems))
 	return out, writeArtifact(filepath.Join(a.runDir(in.RunID), "codemods", fmt.Sprintf("attempt-%d.log", in.Attempt)), []byte(res.Output+"\n"+strings.Join(out.Problems, "\n")))
 }
 

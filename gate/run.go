@@ -56,6 +56,12 @@ type Options struct {
 	// goroutine that drains the gate's output, so a slow callback slows the
 	// gate down rather than losing lines.
 	OnOutput func(line string)
+	// Start, if set, starts the gate's leader instead of cmd.Start, e.g.
+	// so that it dies with a daemon and is recorded for reaping
+	// (internal/child.StartFunc). The command arrives set to lead its own
+	// process group, which Start must keep. Run calls done once the group
+	// is gone and the leader has been waited for.
+	Start func(cmd *exec.Cmd) (done func(), err error)
 }
 
 // Result is what a gate run produced.
@@ -110,29 +116,71 @@ func errorResult(format string, args ...any) Result {
 	return Result{Verdict: Error, ExitCode: -1, Err: fmt.Sprintf(format, args...)}
 }
 
+// run is start, wait for the gate or its stop, stop the group, verdict.
 func run(ctx context.Context, g Gate, opts Options) Result {
+	p, res, ok := start(ctx, g, opts)
+	if !ok {
+		return res
+	}
+	timer := time.NewTimer(opts.Timeout)
+	defer timer.Stop()
+	stopped := "" // why Run stopped the gate: "timeout", or the ctx error
+	select {
+	case <-p.exited:
+		p.leaderUp = false
+	case <-timer.C:
+		stopped = "timeout"
+	case <-ctx.Done():
+		stopped = ctx.Err().Error()
+	}
+	waitErr, survivors := p.stopGroup(stopped != "", opts.KillGrace)
+	return p.verdict(stopped, waitErr, survivors, opts.Timeout)
+}
+
+// started is a gate process running in its own group, with its output
+// being drained.
+type started struct {
+	cmd  *exec.Cmd
+	pgid int
+	pr   *os.File // read end of the output pipe
+	buf  *capBuffer
+	// drained closes once the output pipe is drained.
+	drained <-chan struct{}
+	// exited closes when the leader has exited. On Linux it is not reaped
+	// yet: as a zombie it keeps the group's ID reserved, so the group kills
+	// cannot hit an unrelated group that reused the number.
+	exited   <-chan struct{}
+	reap     func() error
+	leaderUp bool
+	done     func() // from Options.Start; nil when started by cmd.Start
+}
+
+// start checks the gate and its lane, then starts it in its own process
+// group with its output drained into a bounded buffer. When it cannot
+// start, ok is false and res says why.
+func start(ctx context.Context, g Gate, opts Options) (p *started, res Result, ok bool) {
 	if len(g.Command) == 0 || g.Command[0] == "" {
-		return errorResult("gate has no command")
+		return nil, errorResult("gate has no command"), false
 	}
 	if err := ctx.Err(); err != nil {
-		return errorResult("not started: %v", err)
+		return nil, errorResult("not started: %v", err), false
 	}
 	if opts.Dir != "" {
 		if st, err := os.Stat(opts.Dir); err != nil {
-			return errorResult("cannot start gate %q: lane directory: %v", g.String(), err)
+			return nil, errorResult("cannot start gate %q: lane directory: %v", g.String(), err), false
 		} else if !st.IsDir() {
-			return errorResult("cannot start gate %q: lane directory %s is not a directory", g.String(), opts.Dir)
+			return nil, errorResult("cannot start gate %q: lane directory %s is not a directory", g.String(), opts.Dir), false
 		}
 	}
 	env := ScrubEnv(opts.Env, opts.AllowEnv)
 	argv0, err := lookPath(g.Command[0], env, opts.Dir)
 	if err != nil {
-		return errorResult("cannot start gate %q: %v", g.String(), err)
+		return nil, errorResult("cannot start gate %q: %v", g.String(), err), false
 	}
 
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return errorResult("cannot start gate: pipe: %v", err)
+		return nil, errorResult("cannot start gate: pipe: %v", err), false
 	}
 	cmd := &exec.Cmd{
 		Path:        argv0,
@@ -143,89 +191,93 @@ func run(ctx context.Context, g Gate, opts Options) Result {
 		Stderr:      pw,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
-	if err := startRetryingBusy(cmd); err != nil {
+	done, err := startRetryingBusy(cmd, opts.Start)
+	if err != nil {
 		pr.Close()
 		pw.Close()
-		return errorResult("cannot start gate %q: %v%s", g.String(), err, startHint(err, argv0))
+		return nil, errorResult("cannot start gate %q: %v%s", g.String(), err, startHint(err, argv0)), false
 	}
 	pw.Close() // the group holds the write end now; EOF once every holder is gone
-	pgid := cmd.Process.Pid
 
-	buf := newCapBuffer(opts.MaxOutput)
+	p = &started{cmd: cmd, pgid: cmd.Process.Pid, pr: pr, buf: newCapBuffer(opts.MaxOutput), leaderUp: true, done: done}
 	drained := make(chan struct{})
 	go func() {
 		defer close(drained)
-		drain(pr, buf, opts.OnOutput)
+		drain(pr, p.buf, opts.OnOutput)
 	}()
-	// exited closes when the leader has exited. On Linux it is not reaped
-	// yet: as a zombie it keeps the group's ID reserved, so the group kills
-	// below cannot hit an unrelated group that reused the number.
-	exited, reap := watchLeader(cmd)
+	p.drained = drained
+	p.exited, p.reap = watchLeader(cmd)
+	return p, Result{}, true
+}
 
-	timer := time.NewTimer(opts.Timeout)
-	defer timer.Stop()
-	var (
-		leaderUp = true
-		stopped  string // why Run stopped the gate: "timeout", or the ctx error
-	)
-	select {
-	case <-exited:
-		leaderUp = false
-	case <-timer.C:
-		stopped = "timeout"
-	case <-ctx.Done():
-		stopped = ctx.Err().Error()
+// stopGroup ends the gate's process group and reaps its leader. When
+// terminate is set (timeout, cancellation) the group first gets SIGTERM
+// and KillGrace to exit; then whatever is left goes with SIGKILL: the
+// leader after an overrun, members left behind after a normal exit,
+// TERM-ignoring grandchildren. It returns the leader's wait error and
+// whether live members survived, and closes the output pipe.
+func (p *started) stopGroup(terminate bool, grace time.Duration) (waitErr error, survivors bool) {
+	if terminate {
+		_ = syscall.Kill(-p.pgid, syscall.SIGTERM)
+		_ = syscall.Kill(-p.pgid, syscall.SIGCONT) // a stopped member cannot act on TERM
+		p.awaitTerm(grace)
 	}
-
-	if stopped != "" {
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		_ = syscall.Kill(-pgid, syscall.SIGCONT) // a stopped member cannot act on TERM
-		grace := time.NewTimer(opts.KillGrace)
-		poll := time.NewTicker(10 * time.Millisecond)
-	graceLoop:
-		for {
-			select {
-			case <-exited:
-				leaderUp = false
-				exited = nil // closed: stop selecting it
-			case <-poll.C:
-				if !leaderUp && !groupAlive(pgid) {
-					break graceLoop
-				}
-			case <-grace.C:
-				break graceLoop
-			}
-		}
-		grace.Stop()
-		poll.Stop()
-	}
-	// Whatever is left of the group now goes: the leader after an overrun,
-	// members left behind after a normal exit, TERM-ignoring grandchildren.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	if leaderUp {
-		<-exited
+	_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+	if p.leaderUp {
+		<-p.exited
 	}
 	// Reap the leader first: then a group without leftovers answers ESRCH at
 	// once, and only leftovers cost a scan of /proc.
-	waitErr := reap()
-	survivors := awaitGroupGone(pgid, reapWait)
+	waitErr = p.reap()
+	survivors = awaitGroupGone(p.pgid, reapWait)
+	if p.done != nil {
+		p.done()
+	}
 
 	select {
-	case <-drained:
+	case <-p.drained:
 	case <-time.After(drainWait):
 		// Only a process that left the group can still hold the pipe.
-		_ = pr.SetReadDeadline(time.Now())
-		<-drained
+		_ = p.pr.SetReadDeadline(time.Now())
+		<-p.drained
 	}
-	pr.Close()
+	p.pr.Close()
+	return waitErr, survivors
+}
 
+// awaitTerm waits, for at most grace, until the leader has exited and the
+// group has no live member.
+func (p *started) awaitTerm(grace time.Duration) {
+	exited := p.exited
+	limit := time.NewTimer(grace)
+	defer limit.Stop()
+	poll := time.NewTicker(10 * time.Millisecond)
+	defer poll.Stop()
+	for {
+		select {
+		case <-exited:
+			p.leaderUp = false
+			exited = nil // closed: stop selecting it
+		case <-poll.C:
+			if !p.leaderUp && !groupAlive(p.pgid) {
+				return
+			}
+		case <-limit.C:
+			return
+		}
+	}
+}
+
+// verdict judges the finished run: why Run stopped it ("" when it exited
+// by itself), the leader's wait error and whether members survived.
+func (p *started) verdict(stopped string, waitErr error, survivors bool, timeout time.Duration) Result {
 	res := Result{
 		ExitCode:    -1,
-		PGID:        pgid,
-		Output:      buf.String(),
-		OutputBytes: buf.total,
+		PGID:        p.pgid,
+		Output:      p.buf.String(),
+		OutputBytes: p.buf.total,
 	}
-	if ps := cmd.ProcessState; ps != nil {
+	if ps := p.cmd.ProcessState; ps != nil {
 		res.ExitCode = ps.ExitCode()
 		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			res.Signal = ws.Signal().String()
@@ -234,7 +286,7 @@ func run(ctx context.Context, g Gate, opts Options) Result {
 	switch {
 	case stopped == "timeout":
 		res.Verdict = Timeout
-		res.Err = fmt.Sprintf("gate overran its %s timeout and was killed", opts.Timeout)
+		res.Err = fmt.Sprintf("gate overran its %s timeout and was killed", timeout)
 	case stopped != "":
 		res.Verdict = Error
 		res.Err = "gate stopped: " + stopped
@@ -247,7 +299,7 @@ func run(ctx context.Context, g Gate, opts Options) Result {
 		res.Verdict = Fail
 	}
 	if survivors {
-		note := fmt.Sprintf("process group %d still had live members %s after SIGKILL", pgid, reapWait)
+		note := fmt.Sprintf("process group %d still had live members %s after SIGKILL", p.pgid, reapWait)
 		if res.Err == "" {
 			res.Err = note
 		} else {
@@ -297,15 +349,19 @@ func drain(r io.Reader, buf *capBuffer, onLine func(string)) {
 	}
 }
 
-// startRetryingBusy starts cmd, retrying briefly on ETXTBSY: a script written
-// just before (the lead copies the gate script out of the lane) can still be
-// open for writing in a child forked concurrently by another goroutine.
-func startRetryingBusy(cmd *exec.Cmd) error {
+// startRetryingBusy starts cmd (with start, when set), retrying briefly on
+// ETXTBSY: a script written just before (the lead copies the gate script out
+// of the lane) can still be open for writing in a child forked concurrently
+// by another goroutine.
+func startRetryingBusy(cmd *exec.Cmd, start func(*exec.Cmd) (func(), error)) (done func(), err error) {
+	if start == nil {
+		start = func(c *exec.Cmd) (func(), error) { return nil, c.Start() }
+	}
 	delay := 5 * time.Millisecond
 	for i := 0; ; i++ {
-		err := cmd.Start()
+		done, err := start(cmd)
 		if err == nil || !errors.Is(err, syscall.ETXTBSY) || i == 8 {
-			return err
+			return done, err
 		}
 		time.Sleep(delay)
 		delay *= 2

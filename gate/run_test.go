@@ -465,3 +465,44 @@ func TestRunTimeoutStoppedMember(t *testing.T) {
 	require.Equal(t, Timeout, res.Verdict)
 	requireGone(t, res.PGID)
 }
+
+// Options.Start starts the leader in place of cmd.Start (a daemon's
+// starter makes it die with the daemon); the command arrives leading its
+// own group, and done runs once, after the group is gone and the leader
+// was waited for. A starter's error is the run's error.
+func TestRunWithStarter(t *testing.T) {
+	g, dir := scriptGate(t, "sleep 30 >/dev/null 2>&1 &\necho started\n")
+	var (
+		calls   int
+		setpgid bool
+		pgid    int
+		atDone  bool
+		waited  bool
+	)
+	start := func(cmd *exec.Cmd) (func(), error) {
+		calls++
+		setpgid = cmd.SysProcAttr != nil && cmd.SysProcAttr.Setpgid
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		pgid = cmd.Process.Pid
+		return func() {
+			atDone = groupAlive(pgid)
+			waited = cmd.ProcessState != nil
+		}, nil
+	}
+	res := Run(context.Background(), g, Options{Dir: dir, Start: start})
+	require.Equal(t, Pass, res.Verdict, res.Err)
+	require.Contains(t, res.Output, "started")
+	require.Equal(t, 1, calls)
+	require.True(t, setpgid, "the command leads its own group")
+	require.Equal(t, pgid, res.PGID)
+	require.False(t, atDone, "done runs after the group is gone (no live member; killed orphans may wait for init as zombies)")
+	require.True(t, waited, "done runs after the leader was waited for")
+
+	res = Run(context.Background(), g, Options{Dir: dir, Start: func(*exec.Cmd) (func(), error) {
+		return nil, errors.New("no more processes")
+	}})
+	require.Equal(t, Error, res.Verdict)
+	require.Contains(t, res.Err, "no more processes")
+}

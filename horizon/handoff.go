@@ -108,6 +108,63 @@ func lastGate(f Feature) (Attempt, bool) {
 	return Attempt{}, false
 }
 
+// handoffView is a run sorted for the handoff: its features grouped by what
+// the receipts say about them, and the branch they landed on.
+type handoffView struct {
+	branch                                        string
+	completed, unverified, skipped, blocked, open []handoffItem
+}
+
+// view sorts the plan's features for the handoff.
+func (in HandoffInput) view() handoffView {
+	v := handoffView{branch: in.Branch}
+	if v.branch == "" {
+		v.branch = IntegrationBranch(in.RunID)
+	}
+	for _, f := range in.Plan.features() {
+		it := handoffItem{f: f, v: in.verify(f)}
+		switch f.Status {
+		case FeatureDecomposed:
+		case FeatureAccepted:
+			if it.v.ok {
+				v.completed = append(v.completed, it)
+			} else {
+				v.unverified = append(v.unverified, it)
+			}
+		case FeatureSkipped:
+			v.skipped = append(v.skipped, it)
+		case FeatureBlocked:
+			v.blocked = append(v.blocked, it)
+		default:
+			v.open = append(v.open, it)
+		}
+	}
+	return v
+}
+
+// handoffSection writes one section of the handoff; a section with nothing
+// to say writes nothing (or says "None", where its absence would mislead).
+type handoffSection func(b *strings.Builder, in HandoffInput, v handoffView)
+
+// handoffSections are the handoff's sections, in order.
+var handoffSections = []struct {
+	name  string
+	write handoffSection
+}{
+	{"header", handoffHeader},
+	{"completed", handoffCompleted},
+	{"unverified", handoffUnverified},
+	{"skipped", handoffSkipped},
+	{"blocked", handoffBlocked},
+	{"open", handoffOpen},
+	{"integration", handoffIntegration},
+	{"decisions", handoffDecisions},
+	{"assumptions", handoffAssumptions},
+	{"risks", handoffRisks},
+	{"cost", handoffCost},
+	{"resume", handoffResume},
+}
+
 // Handoff renders the final Markdown handoff of a run: what was completed
 // (with commit, receipts and verdicts), skipped, blocked or left, the
 // decisions and assumptions, the residual risks, the cost and how to go
@@ -115,35 +172,19 @@ func lastGate(f Feature) (Attempt, bool) {
 // accepted without a passing gate receipt and an accepting audit is listed
 // as NOT verified, never as completed.
 func Handoff(in HandoffInput) string {
-	p := in.Plan
-	branch := in.Branch
-	if branch == "" {
-		branch = IntegrationBranch(in.RunID)
-	}
-	type item = handoffItem
-	var completed, unverified, skipped, blocked, open []item
-	for _, f := range p.features() {
-		it := item{f: f, v: in.verify(f)}
-		switch f.Status {
-		case FeatureDecomposed:
-		case FeatureAccepted:
-			if it.v.ok {
-				completed = append(completed, it)
-			} else {
-				unverified = append(unverified, it)
-			}
-		case FeatureSkipped:
-			skipped = append(skipped, it)
-		case FeatureBlocked:
-			blocked = append(blocked, it)
-		default:
-			open = append(open, it)
-		}
-	}
-
+	v := in.view()
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Horizon handoff: %s\n\n", dash(oneLine(p.Goal)))
-	fmt.Fprintf(&b, "- **Run:** `%s`\n", in.RunID)
+	for _, s := range handoffSections {
+		s.write(&b, in, v)
+	}
+	return b.String()
+}
+
+// handoffHeader: title, run, status, branch, plan counts and warnings.
+func handoffHeader(b *strings.Builder, in HandoffInput, v handoffView) {
+	p := in.Plan
+	fmt.Fprintf(b, "# Horizon handoff: %s\n\n", dash(oneLine(p.Goal)))
+	fmt.Fprintf(b, "- **Run:** `%s`\n", in.RunID)
 	status := string(in.Status)
 	if status == "" {
 		status = "unknown"
@@ -151,167 +192,206 @@ func Handoff(in HandoffInput) string {
 	if r := oneLine(in.Reason); r != "" {
 		status += " — " + r
 	}
-	fmt.Fprintf(&b, "- **Status:** %s\n", status)
-	fmt.Fprintf(&b, "- **Branch:** `%s`\n", branch)
+	fmt.Fprintf(b, "- **Status:** %s\n", status)
+	fmt.Fprintf(b, "- **Branch:** `%s`\n", v.branch)
 	c := p.Counts()
-	fmt.Fprintf(&b, "- **Plan:** revision %d, ambiguity %s, %d feature(s): %d verified, %d not verified, %d skipped, %d blocked, %d not finished\n",
-		p.Revision, dash(string(p.Ambiguity)), c.Work(), len(completed), len(unverified), len(skipped), len(blocked), len(open))
-	if len(unverified) > 0 {
-		fmt.Fprintf(&b, "\n**Warning:** %d feature(s) marked accepted are NOT verified by the receipts; they are listed under \"Not verified\" and are not claimed as done.\n", len(unverified))
+	fmt.Fprintf(b, "- **Plan:** revision %d, ambiguity %s, %d feature(s): %d verified, %d not verified, %d skipped, %d blocked, %d not finished\n",
+		p.Revision, dash(string(p.Ambiguity)), c.Work(), len(v.completed), len(v.unverified), len(v.skipped), len(v.blocked), len(v.open))
+	if len(v.unverified) > 0 {
+		fmt.Fprintf(b, "\n**Warning:** %d feature(s) marked accepted are NOT verified by the receipts; they are listed under \"Not verified\" and are not claimed as done.\n", len(v.unverified))
 	}
 	if _, _, ok := p.Next(); ok {
 		b.WriteString("\n**Note:** runnable work remains; this handoff describes an unfinished run.\n")
 	}
 	b.WriteString("\nVerified means the repository's gate passed, with a receipt, and an independent read-only auditor accepted the change. Nothing here is claimed beyond those receipts and audits.\n")
+}
 
+// handoffCompleted: the verified features with commit, receipts and audit.
+func handoffCompleted(b *strings.Builder, _ HandoffInput, v handoffView) {
 	b.WriteString("\n## Completed (verified)\n\n")
-	if len(completed) == 0 {
+	if len(v.completed) == 0 {
 		b.WriteString("- None.\n")
 	}
-	for _, it := range completed {
+	for _, it := range v.completed {
 		f, a := it.f, it.v.attempt
 		commit := "no commit recorded"
 		if f.Commit != "" {
 			commit = fmt.Sprintf("commit `%s`", f.Commit)
 		}
-		fmt.Fprintf(&b, "- **%s** %s%s — %s; gate %s (receipt `%s`, attempt %d); audit %s\n", f.ID, f.Title, partOf(f), commit, it.v.verdict, a.Gate.ReceiptID, a.N, a.Audit.Verdict)
+		fmt.Fprintf(b, "- **%s** %s%s — %s; gate %s (receipt `%s`, attempt %d); audit %s\n", f.ID, f.Title, partOf(f), commit, it.v.verdict, a.Gate.ReceiptID, a.N, a.Audit.Verdict)
 		if len(f.ReceiptIDs) > 0 {
-			fmt.Fprintf(&b, "  - receipts: %s\n", codeList(f.ReceiptIDs))
+			fmt.Fprintf(b, "  - receipts: %s\n", codeList(f.ReceiptIDs))
 		}
 		for _, ac := range f.Acceptance {
-			fmt.Fprintf(&b, "  - acceptance: %s\n", oneLine(ac))
+			fmt.Fprintf(b, "  - acceptance: %s\n", oneLine(ac))
 		}
 	}
+}
 
-	if len(unverified) > 0 {
-		b.WriteString("\n## Not verified\n\n")
-		for _, it := range unverified {
-			fmt.Fprintf(&b, "- **%s** %s%s — marked accepted, but NOT verified: %s", it.f.ID, it.f.Title, partOf(it.f), it.v.why)
-			if it.f.Commit != "" {
-				fmt.Fprintf(&b, "; commit `%s` is unverified", it.f.Commit)
-			}
-			b.WriteString("\n")
-			if len(it.f.ReceiptIDs) > 0 {
-				fmt.Fprintf(&b, "  - receipts: %s\n", codeList(it.f.ReceiptIDs))
-			}
-		}
+// handoffUnverified: features marked accepted that the receipts do not back.
+func handoffUnverified(b *strings.Builder, _ HandoffInput, v handoffView) {
+	if len(v.unverified) == 0 {
+		return
 	}
-
-	if len(skipped) > 0 {
-		b.WriteString("\n## Skipped\n\n")
-		for _, it := range skipped {
-			fmt.Fprintf(&b, "- **%s** %s%s — %s\n", it.f.ID, it.f.Title, partOf(it.f), dash(oneLine(it.f.Note)))
-		}
-	}
-
-	if len(blocked) > 0 {
-		b.WriteString("\n## Blocked\n\n")
-		for _, it := range blocked {
-			typ, ev := "untyped", "no evidence recorded"
-			if bl := it.f.Blocker; bl != nil {
-				typ, ev = dash(bl.Type), dash(oneLine(bl.Evidence))
-			}
-			fmt.Fprintf(&b, "- **%s** %s%s — `%s`: %s (after %d attempt(s))\n", it.f.ID, it.f.Title, partOf(it.f), typ, ev, it.f.AttemptCount())
-		}
-	}
-
-	if len(open) > 0 {
-		b.WriteString("\n## Not finished\n\n")
-		for _, it := range open {
-			f := it.f
-			st := string(f.Status)
-			if st == "" {
-				st = string(FeaturePending)
-			}
-			fmt.Fprintf(&b, "- **%s** %s%s — %s, %d attempt(s)", f.ID, f.Title, partOf(f), st, f.AttemptCount())
-			if f.Strategy != "" {
-				fmt.Fprintf(&b, ", next strategy: %s", f.Strategy.Title())
-			}
-			if held := p.HeldBy(f.ID); len(held) > 0 {
-				for i, id := range held {
-					h, _ := p.Feature(id)
-					held[i] = fmt.Sprintf("%s (%s)", id, h.Status)
-				}
-				fmt.Fprintf(&b, "; waits on %s", strings.Join(held, ", "))
-			}
-			if it.v.ok {
-				b.WriteString("; an attempt passed the gate and the audit but the feature was not accepted")
-			}
-			b.WriteString("\n")
-		}
-	}
-
-	if g := in.Integration; g != nil {
-		verdict, why := in.integrationVerdict()
-		b.WriteString("\n## Integration gate\n\n")
-		fmt.Fprintf(&b, "- **Verdict:** %s (exit %d) on the tip of `%s`", dash(verdict), g.ExitCode, branch)
-		if why != "" {
-			fmt.Fprintf(&b, " — NOT backed by a receipt: %s", why)
+	b.WriteString("\n## Not verified\n\n")
+	for _, it := range v.unverified {
+		fmt.Fprintf(b, "- **%s** %s%s — marked accepted, but NOT verified: %s", it.f.ID, it.f.Title, partOf(it.f), it.v.why)
+		if it.f.Commit != "" {
+			fmt.Fprintf(b, "; commit `%s` is unverified", it.f.Commit)
 		}
 		b.WriteString("\n")
-		fmt.Fprintf(&b, "- **Receipt:** `%s`\n", dash(g.ReceiptID))
-		fmt.Fprintf(&b, "- **Command:** `%s`\n", dash(oneLine(g.Command)))
+		if len(it.f.ReceiptIDs) > 0 {
+			fmt.Fprintf(b, "  - receipts: %s\n", codeList(it.f.ReceiptIDs))
+		}
 	}
+}
 
+// handoffSkipped: features skipped, with why.
+func handoffSkipped(b *strings.Builder, _ HandoffInput, v handoffView) {
+	if len(v.skipped) == 0 {
+		return
+	}
+	b.WriteString("\n## Skipped\n\n")
+	for _, it := range v.skipped {
+		fmt.Fprintf(b, "- **%s** %s%s — %s\n", it.f.ID, it.f.Title, partOf(it.f), dash(oneLine(it.f.Note)))
+	}
+}
+
+// handoffBlocked: blocked features with their typed blocker and evidence.
+func handoffBlocked(b *strings.Builder, _ HandoffInput, v handoffView) {
+	if len(v.blocked) == 0 {
+		return
+	}
+	b.WriteString("\n## Blocked\n\n")
+	for _, it := range v.blocked {
+		typ, ev := "untyped", "no evidence recorded"
+		if bl := it.f.Blocker; bl != nil {
+			typ, ev = dash(bl.Type), dash(oneLine(bl.Evidence))
+		}
+		fmt.Fprintf(b, "- **%s** %s%s — `%s`: %s (after %d attempt(s))\n", it.f.ID, it.f.Title, partOf(it.f), typ, ev, it.f.AttemptCount())
+	}
+}
+
+// handoffOpen: features not finished, with what they wait on.
+func handoffOpen(b *strings.Builder, in HandoffInput, v handoffView) {
+	if len(v.open) == 0 {
+		return
+	}
+	p := in.Plan
+	b.WriteString("\n## Not finished\n\n")
+	for _, it := range v.open {
+		f := it.f
+		st := string(f.Status)
+		if st == "" {
+			st = string(FeaturePending)
+		}
+		fmt.Fprintf(b, "- **%s** %s%s — %s, %d attempt(s)", f.ID, f.Title, partOf(f), st, f.AttemptCount())
+		if f.Strategy != "" {
+			fmt.Fprintf(b, ", next strategy: %s", f.Strategy.Title())
+		}
+		if held := p.HeldBy(f.ID); len(held) > 0 {
+			for i, id := range held {
+				h, _ := p.Feature(id)
+				held[i] = fmt.Sprintf("%s (%s)", id, h.Status)
+			}
+			fmt.Fprintf(b, "; waits on %s", strings.Join(held, ", "))
+		}
+		if it.v.ok {
+			b.WriteString("; an attempt passed the gate and the audit but the feature was not accepted")
+		}
+		b.WriteString("\n")
+	}
+}
+
+// handoffIntegration: the final gate on the integration branch, if it ran.
+func handoffIntegration(b *strings.Builder, in HandoffInput, v handoffView) {
+	g := in.Integration
+	if g == nil {
+		return
+	}
+	verdict, why := in.integrationVerdict()
+	b.WriteString("\n## Integration gate\n\n")
+	fmt.Fprintf(b, "- **Verdict:** %s (exit %d) on the tip of `%s`", dash(verdict), g.ExitCode, v.branch)
+	if why != "" {
+		fmt.Fprintf(b, " — NOT backed by a receipt: %s", why)
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(b, "- **Receipt:** `%s`\n", dash(g.ReceiptID))
+	fmt.Fprintf(b, "- **Command:** `%s`\n", dash(oneLine(g.Command)))
+}
+
+// handoffDecisions: the run's decisions with their evidence.
+func handoffDecisions(b *strings.Builder, in HandoffInput, _ handoffView) {
 	b.WriteString("\n## Decisions\n\n")
 	if len(in.Decisions) == 0 {
 		b.WriteString("- None recorded.\n")
 	}
 	for _, d := range in.Decisions {
-		fmt.Fprintf(&b, "- %s", d.At.UTC().Format(time.RFC3339))
+		fmt.Fprintf(b, "- %s", d.At.UTC().Format(time.RFC3339))
 		if d.Feature != "" {
-			fmt.Fprintf(&b, " · %s", d.Feature)
+			fmt.Fprintf(b, " · %s", d.Feature)
 		}
-		fmt.Fprintf(&b, " · %s — %s", dash(oneLine(d.What)), dash(oneLine(d.Why)))
+		fmt.Fprintf(b, " · %s — %s", dash(oneLine(d.What)), dash(oneLine(d.Why)))
 		if len(d.Evidence) > 0 {
-			fmt.Fprintf(&b, " (evidence: %s)", oneLine(strings.Join(d.Evidence, ", ")))
+			fmt.Fprintf(b, " (evidence: %s)", oneLine(strings.Join(d.Evidence, ", ")))
 		}
 		b.WriteString("\n")
 	}
+}
 
+// handoffAssumptions: the plan's assumptions.
+func handoffAssumptions(b *strings.Builder, in HandoffInput, _ handoffView) {
 	b.WriteString("\n## Assumptions\n\n")
-	if len(p.Assumptions) == 0 {
+	if len(in.Plan.Assumptions) == 0 {
 		b.WriteString("- None recorded.\n")
 	}
-	for _, a := range p.Assumptions {
-		fmt.Fprintf(&b, "- %s\n", oneLine(a))
+	for _, a := range in.Plan.Assumptions {
+		fmt.Fprintf(b, "- %s\n", oneLine(a))
 	}
+}
 
+// handoffRisks: what the receipts and audits leave open.
+func handoffRisks(b *strings.Builder, in HandoffInput, v handoffView) {
 	b.WriteString("\n## Residual risks\n\n")
-	risks := in.risks(branch, completed, open, blocked)
+	risks := in.risks(v.branch, v.completed, v.open, v.blocked)
 	if len(risks) == 0 {
 		b.WriteString("- None recorded in the receipts and audits (not a guarantee beyond what the gate checks).\n")
 	}
 	for _, r := range risks {
-		fmt.Fprintf(&b, "- %s\n", r)
+		fmt.Fprintf(b, "- %s\n", r)
 	}
+}
 
+// handoffCost: tokens and cost, the run's total or the attempts' sum.
+func handoffCost(b *strings.Builder, in HandoffInput, _ handoffView) {
 	u := in.Usage
 	if u == (Usage{}) {
-		for _, f := range p.features() {
+		for _, f := range in.Plan.features() {
 			for _, a := range f.Attempts {
 				u = u.Add(a.Usage)
 			}
 		}
 	}
 	b.WriteString("\n## Cost\n\n")
-	fmt.Fprintf(&b, "- Tokens: %d (input %d, output %d, reasoning %d; cache read %d, cache write %d)\n", u.Tokens(), u.Input, u.Output, u.Reasoning, u.CacheRead, u.CacheWrite)
-	fmt.Fprintf(&b, "- Cost: $%.4f\n", u.Cost)
+	fmt.Fprintf(b, "- Tokens: %d (input %d, output %d, reasoning %d; cache read %d, cache write %d)\n", u.Tokens(), u.Input, u.Output, u.Reasoning, u.CacheRead, u.CacheWrite)
+	fmt.Fprintf(b, "- Cost: $%.4f\n", u.Cost)
+}
 
+// handoffResume: the commands that go on from here.
+func handoffResume(b *strings.Builder, in HandoffInput, v handoffView) {
 	b.WriteString("\n## How to resume\n\n")
-	fmt.Fprintf(&b, "- `horizon status %s` — the plan, attempts, receipts and spend\n", in.RunID)
-	if in.Status != StatusCompleted || len(open) > 0 {
-		fmt.Fprintf(&b, "- `horizon resume %s` — continue from the saved state after a crash, a reboot or a pause\n", in.RunID)
+	fmt.Fprintf(b, "- `horizon status %s` — the plan, attempts, receipts and spend\n", in.RunID)
+	if in.Status != StatusCompleted || len(v.open) > 0 {
+		fmt.Fprintf(b, "- `horizon resume %s` — continue from the saved state after a crash, a reboot or a pause\n", in.RunID)
 	}
-	for _, it := range blocked {
-		fmt.Fprintf(&b, "- `horizon unblock %s %s --note \"...\"` — once the blocker of %s is resolved, say what changed\n", in.RunID, it.f.ID, it.f.ID)
+	for _, it := range v.blocked {
+		fmt.Fprintf(b, "- `horizon unblock %s %s --note \"...\"` — once the blocker of %s is resolved, say what changed\n", in.RunID, it.f.ID, it.f.ID)
 	}
-	if len(completed) > 0 {
-		fmt.Fprintf(&b, "- `git merge %s` — bring the verified features into your branch (review them first)\n", branch)
+	if len(v.completed) > 0 {
+		fmt.Fprintf(b, "- `git merge %s` — bring the verified features into your branch (review them first)\n", v.branch)
 	} else {
-		fmt.Fprintf(&b, "- Nothing verified to merge from `%s` yet.\n", branch)
+		fmt.Fprintf(b, "- Nothing verified to merge from `%s` yet.\n", v.branch)
 	}
-	return b.String()
 }
 
 // integrationVerdict is the final gate's verdict, taken from the receipt

@@ -223,3 +223,63 @@ func TestHandoffIntegrationGate(t *testing.T) {
 		})
 	}
 }
+
+// unverifiedRun has a feature marked accepted without a receipt-backed
+// pass, a skipped feature and one still open: the sections the other
+// fixtures leave empty.
+func unverifiedRun(t *testing.T) HandoffInput {
+	t.Helper()
+	p, err := PlanFromBlock("Tidy the CLI", PlanBlock{Ambiguity: "MEDIUM", Assumptions: []string{"flags keep their names"}, Milestones: []PlanBlockMilestone{{Title: "CLI", Features: []PlanBlockFeature{
+		{ID: "f1", Title: "Claimed", Kind: "bounded", Acceptance: []string{"x"}},
+		{ID: "f2", Title: "Not needed", Kind: "mechanical", Acceptance: []string{"y"}},
+		{ID: "f3", Title: "Still going", Kind: "open", Acceptance: []string{"z"}},
+	}}}})
+	require.NoError(t, err)
+	f, _ := p.Feature("f1")
+	f.Attempts = []Attempt{passAttempt(1, "")}
+	f.Status, f.Commit = FeatureAccepted, "deadbee"
+	p.Refresh()
+	require.NoError(t, p.Skip("f2", "already done upstream"))
+	require.NoError(t, p.Start("f3"))
+	require.NoError(t, p.RecordAttempt("f3", failAttempt(1, "r-31"), 2))
+	return HandoffInput{RunID: "r2", Status: StatusRunning, Plan: p, Baseline: &GateRun{Verdict: "pass"}}
+}
+
+// Each section writer under its own golden file, for fixtures that between
+// them fill every section; together the sections are the whole handoff.
+func TestHandoffSectionsGolden(t *testing.T) {
+	completed := func(t *testing.T) HandoffInput {
+		p, err := PlanFromBlock("Rename the config loader", PlanBlock{Ambiguity: "LOW", Milestones: []PlanBlockMilestone{{Title: "Rename", Features: []PlanBlockFeature{
+			{ID: "f1", Title: "Rename Load to Read", Kind: "mechanical", Acceptance: []string{"no caller uses Load"}, Paths: []string{"config/**"}},
+		}}}})
+		require.NoError(t, err)
+		require.NoError(t, p.Start("f1"))
+		require.NoError(t, p.RecordAttempt("f1", passAttempt(1, "r-1"), 2))
+		require.NoError(t, p.Accept("f1", "abcdef1"))
+		return HandoffInput{RunID: "r1", Status: StatusCompleted, Branch: "horizon/r1", Plan: p,
+			ReceiptVerdicts: map[string]string{"r-1": "pass", "r-int": "pass"}, Baseline: &GateRun{Verdict: "pass"},
+			Integration: gate("pass", "r-int")}
+	}
+	fixtures := []struct {
+		name string
+		in   func(t *testing.T) HandoffInput
+	}{
+		{"blocked", blockedRun},
+		{"completed", completed},
+		{"unverified", unverifiedRun},
+	}
+	for _, fx := range fixtures {
+		t.Run(fx.name, func(t *testing.T) {
+			in := fx.in(t)
+			v := in.view()
+			var all strings.Builder
+			for _, s := range handoffSections {
+				var b strings.Builder
+				s.write(&b, in, v)
+				goldenFile(t, "handoff/"+fx.name+"/"+s.name+".md", b.String())
+				all.WriteString(b.String())
+			}
+			require.Equal(t, Handoff(in), all.String())
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
+	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/workflows"
 )
 
@@ -64,6 +65,20 @@ A run that is not waiting refuses the approval, with its reason (exit 2).`,
 // queueEntryID matches a supervisor's queue entry ("q3"): approve then
 // lets a decomposed plan waiting in the --repo repository's queue run.
 var queueEntryID = regexp.MustCompile(`^[qQ][0-9]+$`)
+// goesOn says what an approved run does next. The state is the one the
+// approval left: its phase still reads "waiting for approval" until the
+// run moves, which is not what it does.
+func goesOn(s *horizon.RunState) string {
+	switch {
+	case s.Waiting != nil:
+		return fmt.Sprintf("it now waits at %s %s", s.Waiting.Kind, s.Waiting.Subject)
+	case s.Status.Terminal():
+		return fmt.Sprintf("the run is %s", s.Status)
+	case s.Phase == horizon.PhaseApproval || s.Phase == "":
+		return "it goes on"
+	}
+	return fmt.Sprintf("it goes on (%s)", s.Phase)
+}
 
 func approveRun(ctx context.Context, o *approveOptions) error {
 	a := o.app
@@ -82,7 +97,7 @@ func approveRun(ctx context.Context, o *approveOptions) error {
 		if o.subject != "" {
 			what = " " + strings.TrimSpace(o.subject)
 		}
-		fmt.Fprintf(a.out, "run %s: approved%s; it goes on (%s)\n", s.RunID, what, s.Phase)
+		fmt.Fprintf(a.out, "run %s: approved%s; %s\n", s.RunID, what, goesOn(s))
 		return nil
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 )
 
@@ -36,6 +37,15 @@ func newCancelCmd(a *app, runF func(context.Context, *cancelOptions) error) *cob
 func cancelRun(ctx context.Context, o *cancelOptions) error {
 	a := o.app
 	return a.withRun(ctx, "cancel", o.runID, false, func(c client.Client, id string) error {
+		// The engine accepts cancelling a closed run, silently: refuse it
+		// like pause does.
+		desc, err := c.DescribeWorkflowExecution(ctx, id, "")
+		if err != nil {
+			return fmt.Errorf("describe run %s: %w", id, err)
+		}
+		if desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			return runEnded("cancel", id)
+		}
 		if err := c.CancelWorkflow(ctx, id, ""); err != nil {
 			return fmt.Errorf("cancel %s: %w", id, err)
 		}
@@ -43,8 +53,10 @@ func cancelRun(ctx context.Context, o *cancelOptions) error {
 		wctx, cancel := context.WithTimeout(ctx, o.wait)
 		defer cancel()
 		for {
-			s, _, err := fetchState(wctx, c, id)
-			if err == nil && s.Status.Terminal() {
+			// A blocked one-feature run is "blocked" while it waits: the
+			// run has stopped once no worker answers for it any more.
+			s, live, err := fetchState(wctx, c, id)
+			if err == nil && !live && s.Status.Terminal() {
 				fmt.Fprintf(a.out, "run %s %s\n", id, s.Status)
 				return nil
 			}

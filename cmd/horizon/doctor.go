@@ -15,7 +15,6 @@ import (
 	"github.com/horizon/horizon/activities"
 	"github.com/horizon/horizon/internal/daemon"
 	"github.com/horizon/horizon/internal/engine"
-	"github.com/horizon/horizon/internal/repo"
 	"github.com/horizon/horizon/internal/tools"
 )
 
@@ -24,6 +23,25 @@ type check struct {
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`
 	Fix    string `json:"fix,omitempty"`
+	// input marks a failure of the input (the repository, its gate, the
+	// model asked for), which `horizon start` refuses as bad usage.
+	input bool
+}
+
+// doctorExit is the code start would exit with for the failing checks:
+// bad input (2) before the environment (3), as start checks them.
+func doctorExit(checks []check) int {
+	code := ExitOK
+	for _, c := range checks {
+		switch {
+		case c.OK:
+		case c.input:
+			return ExitUsage
+		default:
+			code = ExitEnvironment
+		}
+	}
+	return code
 }
 
 type doctorOptions struct {
@@ -37,7 +55,9 @@ func newDoctorCmd(a *app, runF func(context.Context, *doctorOptions) error) *cob
 		Use:   "doctor [--repo DIR] [--json]",
 		Short: "Check git, opencode, ast-grep, the repo's gate, the engine and connected models",
 		Long: `Check everything a run needs, one line each: ok, or what to do.
-Exit 0 when all checks pass, 3 otherwise.`,
+Exit 0 when all checks pass; otherwise the code ` + "`horizon start`" + ` would exit
+with: 2 when the repository, its gate or models.default is at fault (bad
+input), 3 for the rest (a missing tool, the engine, the home).`,
 		Args: noArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -53,12 +73,6 @@ Exit 0 when all checks pass, 3 otherwise.`,
 func doctorRun(ctx context.Context, o *doctorOptions) error {
 	a := o.app
 	checks := a.doctor(ctx)
-	bad := 0
-	for _, c := range checks {
-		if !c.OK {
-			bad++
-		}
-	}
 	if o.json {
 		if err := json.NewEncoder(a.out).Encode(checks); err != nil {
 			return err
@@ -75,8 +89,8 @@ func doctorRun(ctx context.Context, o *doctorOptions) error {
 			}
 		}
 	}
-	if bad > 0 {
-		return exitErr{code: ExitEnvironment}
+	if code := doctorExit(checks); code != ExitOK {
+		return exitErr{code: code}
 	}
 	return nil
 }
@@ -110,10 +124,10 @@ func (a *app) doctor(ctx context.Context) []check {
 		out = append(out, check{Name: "ast-grep", OK: true, Detail: p + " " + versionOf(p, "--version")})
 	}
 
-	info, rerr := repo.Inspect(a.repoDir)
+	info, rerr := inspectRepo(ctx, a.repoDir)
 	switch {
 	case rerr != nil:
-		out = append(out, check{Name: "repo", Detail: rerr.Error(), Fix: "run from a git repository or pass --repo DIR"})
+		out = append(out, check{Name: "repo", Detail: rerr.Error(), Fix: "run from a git repository or pass --repo DIR", input: true})
 	default:
 		d := fmt.Sprintf("%s at %s", info.Root, short(info.Head))
 		if info.Ref != "" {
@@ -124,7 +138,7 @@ func (a *app) doctor(ctx context.Context) []check {
 		}
 		out = append(out, check{Name: "repo", OK: true, Detail: d})
 		if g, err := activities.GateInCommit(ctx, info.Root, info.Head); err != nil {
-			out = append(out, check{Name: "gate", Detail: "none in HEAD", Fix: "add an executable .horizon/verify.sh that exits 0 when the work is done, and commit it"})
+			out = append(out, check{Name: "gate", Detail: "none in HEAD", Fix: "add an executable .horizon/verify.sh that exits 0 when the work is done, and commit it", input: true})
 		} else {
 			out = append(out, check{Name: "gate", OK: true, Detail: g})
 		}
@@ -180,7 +194,7 @@ func (a *app) doctor(ctx context.Context) []check {
 			}
 			c := check{Name: "models", OK: true, Detail: d}
 			if m := a.cfg.Models.Default; m != "" && !contains(models, m) {
-				c.OK = false
+				c.OK, c.input = false, true
 				c.Fix = fmt.Sprintf("models.default %s is not among them", m)
 			}
 			out = append(out, c)

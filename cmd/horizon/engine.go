@@ -21,7 +21,11 @@ func (a *app) paths() daemon.Paths { return daemon.Paths{Home: a.cfg.Home} }
 
 // withEngine dials the engine, calls fn and closes the connection.
 func (a *app) withEngine(ctx context.Context, autostart bool, fn func(c client.Client) error) error {
-	c, err := a.dial(ctx, autostart)
+	connect := a.dial
+	if a.connect != nil {
+		connect = a.connect
+	}
+	c, err := connect(ctx, autostart)
 	if err != nil {
 		return err
 	}
@@ -55,9 +59,14 @@ func runError(op, id string, err error) error {
 		return err
 	}
 	if strings.Contains(nf.Error(), "completed") {
-		return usagef("%s %s: the run has ended; `horizon status %s` shows how", op, id, id)
+		return runEnded(op, id)
 	}
 	return usageError{runNotFound{id}}
+}
+
+// runEnded refuses op on a run that has ended.
+func runEnded(op, id string) error {
+	return usagef("%s %s: the run has ended; `horizon status %s` shows how", op, id, id)
 }
 
 // dial connects to the engine. With autostart and the embedded engine, it

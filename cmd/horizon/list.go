@@ -11,7 +11,6 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/repo"
 	"github.com/horizon/horizon/workflows"
 )
 
@@ -51,6 +50,7 @@ func listRun(ctx context.Context, o *listOptions) error {
 	a := o.app
 	return a.withEngine(ctx, false, func(c client.Client) error {
 		var f runFilter
+		here := "" // the repository of --here
 		if o.status != "" {
 			switch horizon.Status(o.status) {
 			case horizon.StatusRunning, horizon.StatusCompleted, horizon.StatusFailed, horizon.StatusBlocked, horizon.StatusCancelled:
@@ -61,11 +61,12 @@ func listRun(ctx context.Context, o *listOptions) error {
 			f.where = append(f.where, clause)
 		}
 		if o.here {
-			info, err := repo.Inspect(a.repoDir)
+			info, err := inspectRepo(ctx, a.repoDir)
 			if err != nil {
 				return err
 			}
 			f.equal(workflows.SearchRepo.GetName(), info.Root, func(r listedRun) bool { return r.Repo == info.Root })
+			here = info.Root
 		}
 		runs, err := listRuns(ctx, c, a.cfg.Temporal.Namespace, f.query(), f.listLimit(o.limit))
 		if err != nil {
@@ -82,7 +83,7 @@ func listRun(ctx context.Context, o *listOptions) error {
 			return json.NewEncoder(a.out).Encode(runs)
 		}
 		if len(runs) == 0 {
-			fmt.Fprintln(a.out, "no runs yet; start one with `horizon start \"<goal>\"`")
+			fmt.Fprintln(a.out, noRuns(o.status, here))
 			return nil
 		}
 		tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
@@ -92,6 +93,22 @@ func listRun(ctx context.Context, o *listOptions) error {
 		}
 		return tw.Flush()
 	})
+}
+
+// noRuns says that no run matched, and which: "no runs yet" only when
+// nothing narrowed the list.
+func noRuns(status, repo string) string {
+	if status == "" && repo == "" {
+		return "no runs yet; start one with `horizon start \"<goal>\"`"
+	}
+	what := "no runs"
+	if status != "" {
+		what = "no " + status + " runs"
+	}
+	if repo != "" {
+		what += " of " + repo
+	}
+	return what + "; `horizon list` shows all runs"
 }
 
 // fillListed completes a listed run with its state (status, attempts, cost).

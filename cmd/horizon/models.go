@@ -80,7 +80,7 @@ func modelsRun(ctx context.Context, o *modelsOptions) error {
 	if o.json {
 		return json.NewEncoder(a.out).Encode(rep)
 	}
-	fmt.Fprintf(a.out, "leaderboard %s · %d models reachable through OpenCode\n", rep.Leaderboard, len(connected))
+	fmt.Fprintf(a.out, "leaderboard %s · %s reachable through OpenCode\n", rep.Leaderboard, plural(len(connected), "model"))
 	if rep.Forced != "" {
 		fmt.Fprintf(a.out, "models.default / --model %s overrides every role\n", rep.Forced)
 	}

@@ -43,6 +43,9 @@ feature.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkModelFlag(cmd); err != nil {
+				return err
+			}
 			o.goal = strings.TrimSpace(strings.Join(args, " "))
 			if runF != nil {
 				return runF(cmd.Context(), o)
@@ -80,7 +83,7 @@ func planRun(ctx context.Context, o *planOptions) error {
 				for i, r := range res.Rejected {
 					fmt.Fprintf(a.errOut, "try %d rejected: %s\n", i+1, r)
 				}
-				return exitErr{code: ExitRunEnded, msg: failed.Error()}
+				return exitErr{code: ExitRunEnded, msg: plainReason(failed.Error())}
 			}
 			return fmt.Errorf("planning %s: %w", in.RunID, err)
 		}
@@ -94,7 +97,7 @@ func planRun(ctx context.Context, o *planOptions) error {
 
 func printPlan(w io.Writer, res *workflows.PlanResult) {
 	p := res.Plan
-	fmt.Fprintf(w, "plan for: %s\nambiguity %s · %d tries · %d tokens · $%.4f\n", oneLine(p.Goal, 100), p.Ambiguity, res.Tries, res.Usage.Tokens(), res.Usage.Cost)
+	fmt.Fprintf(w, "plan for: %s\nambiguity %s · %s · %d tokens · $%.4f\n", oneLine(p.Goal, 100), p.Ambiguity, plural(res.Tries, "try"), res.Usage.Tokens(), res.Usage.Cost)
 	for _, m := range p.Milestones {
 		fmt.Fprintf(w, "\n%s  %s\n", m.ID, m.Title)
 		for _, f := range m.Features {

@@ -101,7 +101,7 @@ func (o *resumeOptions) resume(ctx context.Context, c client.Client, ids []strin
 		if s.Status == horizon.StatusRunning {
 			line = fmt.Sprintf("%s  continuing · %s", s.RunID, s.Phase)
 			if rf := runningFeature(s); rf != nil {
-				line += fmt.Sprintf(" · feature %s (%d attempts so far)", rf.ID, rf.AttemptCount())
+				line += fmt.Sprintf(" · feature %s (%s so far)", rf.ID, plural(rf.AttemptCount(), "attempt"))
 			}
 			if s.Waiting != nil {
 				line += " · approve: " + s.ApproveCommand()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/internal/daemon"
@@ -42,6 +44,9 @@ type app struct {
 	logClose io.Closer
 	out      io.Writer
 	errOut   io.Writer
+	// connect reaches the engine for withEngine and withRun; nil is dial.
+	// Tests hand in a client of their own.
+	connect func(ctx context.Context, autostart bool) (client.Client, error)
 }
 
 // Main runs the CLI and returns the process exit code.
@@ -91,8 +96,8 @@ HORIZON_* variables (temporal.port is HORIZON_TEMPORAL_PORT) and flags, in
 that order of precedence. Files live in $HORIZON_HOME (~/.local/share/horizon).
 
 Exit codes: 0 accepted/ok, 1 run ended otherwise, 2 bad usage or input,
-3 environment (missing tool, engine unreachable, daemon already running),
-130 interrupted.`,
+3 environment (missing tool, engine unreachable, daemon already running,
+unusable $HORIZON_HOME), 130 interrupted; the README lists them in full.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// The root runs only to show its help or refuse a word that names

@@ -33,6 +33,11 @@ func (e runNotFound) Error() string {
 // goes on wrapped: withRun says it (runError). live is false when the
 // run is open but no worker answered (the daemon is down).
 func fetchState(ctx context.Context, c client.Client, id string) (st *horizon.RunState, live bool, err error) {
+	defer func() {
+		if st != nil {
+			st.Reason = plainReason(st.Reason)
+		}
+	}()
 	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
 	if err != nil {
 		return nil, false, fmt.Errorf("describe run %s: %w", id, err)
@@ -291,7 +296,7 @@ func (f *follower) plan(ts string, prev, s *horizon.RunState) {
 	}
 	if before == nil {
 		c := s.Plan.Counts()
-		fmt.Fprintf(f.w, "%s    plan: %d milestones, %d features, ambiguity %s (%d accepted so far)\n", ts, len(s.Plan.Milestones), c.Work(), s.Plan.Ambiguity, c.Accepted)
+		fmt.Fprintf(f.w, "%s    plan: %s, %s, ambiguity %s (%d accepted so far)\n", ts, plural(len(s.Plan.Milestones), "milestone"), plural(c.Work(), "feature"), s.Plan.Ambiguity, c.Accepted)
 		for _, m := range s.Plan.Milestones {
 			var ids []string
 			for _, ft := range m.Features {
@@ -338,7 +343,7 @@ func (f *follower) featureEvent(ts string, s *horizon.RunState, ft *horizon.Feat
 	case horizon.FeatureRunning:
 		fmt.Fprintf(f.w, "%s    %s started: %s\n", ts, ft.ID, oneLine(ft.Title, 100))
 	case horizon.FeatureAccepted:
-		line := fmt.Sprintf("%s    %s accepted after %d attempt(s)", ts, ft.ID, ft.AttemptCount())
+		line := fmt.Sprintf("%s    %s accepted after %s", ts, ft.ID, plural(ft.AttemptCount(), "attempt"))
 		if ft.Commit != "" {
 			line += " · commit " + short(ft.Commit)
 		}

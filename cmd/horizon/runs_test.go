@@ -65,7 +65,7 @@ func TestFollowPlannedRun(t *testing.T) {
 	f.show(s)
 	got := clock.ReplaceAllString(out.String(), "TT")
 	require.Contains(t, got, "TT    f1 attempt 1 gate pass (exit 0, 0 ms)\n")
-	require.Contains(t, got, "TT    f1 accepted after 1 attempt(s) · commit abcdef123456 · receipt r-1\n")
+	require.Contains(t, got, "TT    f1 accepted after 1 attempt · commit abcdef123456 · receipt r-1\n")
 	require.Contains(t, got, "TT    f2 started: Fetch rates\n")
 
 	out.Reset()

@@ -69,7 +69,7 @@ func setCeilingRun(ctx context.Context, o *setCeilingOptions) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(a.out, "run %s: ceiling $%.2f, spent $%.4f; daily ceiling $%.2f\n", s.RunID, s.Ceiling, s.Usage.Cost, s.DayCeiling)
+		fmt.Fprintf(a.out, "run %s: %s, spent $%.4f; %s\n", s.RunID, ceiling(s.Ceiling), s.Usage.Cost, dayCeiling(s.DayCeiling))
 		return nil
 	})
 }

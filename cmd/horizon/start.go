@@ -131,6 +131,9 @@ budget, 2 bad input, 3 environment, 130 Ctrl-C.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkModelFlag(cmd); err != nil {
+				return err
+			}
 			o.goal = strings.TrimSpace(strings.Join(args, " "))
 			o.set = changedFlags(cmd, append(slices.Clone(singleOnlyFlags), plannedOnlyFlags...))
 			if runF != nil {
@@ -151,6 +154,16 @@ budget, 2 bad input, 3 environment, 130 Ctrl-C.`,
 	f.StringVar(&o.kind, "kind", defaultKind, "--single: the work's kind for the routing ladder: mechanical (codemods first), bounded (two local attempts first) or open")
 	f.BoolVar(&o.json, "json", false, "print machine-readable JSON (the run ID with --detach, the final state otherwise)")
 	return cmd
+}
+
+// checkModelFlag refuses an empty --model: leaving the flag out means the
+// leaderboard, giving it means one model, and "" is neither.
+func checkModelFlag(cmd *cobra.Command) error {
+	f := cmd.Flags().Lookup("model")
+	if f != nil && f.Changed && strings.TrimSpace(f.Value.String()) == "" {
+		return usagef("--model is empty: give PROVIDER/MODEL (for example anthropic/claude-sonnet-4-5), or leave --model out to use the leaderboard")
+	}
+	return nil
 }
 
 // changedFlags reports which of names the command line set.
@@ -209,7 +222,7 @@ func (a *app) prepare(ctx context.Context, goal, kind string) (preparedRun, erro
 	if err := checkKind(kind); err != nil {
 		return preparedRun{}, err
 	}
-	info, err := repo.Inspect(a.repoDir)
+	info, err := inspectRepo(ctx, a.repoDir)
 	if err != nil {
 		return preparedRun{}, err
 	}
@@ -376,14 +389,14 @@ func (a *app) afterSubmit(ctx context.Context, c client.Client, in workflows.Run
 // describeMode says in a few words how the run will go.
 func describeMode(in workflows.RunInput) string {
 	if !in.Planned {
-		return fmt.Sprintf("one feature, up to %d attempts", in.MaxAttempts)
+		return "one feature, up to " + plural(in.MaxAttempts, "attempt")
 	}
 	budget := "no time limit"
 	if in.BudgetTime > 0 {
 		budget = "budget " + shortDuration(in.BudgetTime)
 	}
 	if in.BudgetSpend > 0 {
-		budget += fmt.Sprintf(", $%.2f", in.BudgetSpend)
+		budget += ", " + usd(in.BudgetSpend)
 	} else {
 		budget += ", no spend limit"
 	}

@@ -25,8 +25,8 @@ func newStopCmd(a *app, runF func(context.Context, *stopOptions) error) *cobra.C
 		Long: `Ask the daemon of $HORIZON_HOME to stop (SIGTERM) and wait. Runs are not
 cancelled: they continue at the next ` + "`horizon resume`" + ` or ` + "`horizon start`" + `.
 
-stop works when the configuration does not load (it warns, and looks in
-the home HORIZON_HOME names, or else the default one).`,
+stop works when the configuration does not load: it warns, and looks in
+the home it can still read (HORIZON_HOME, a home: key, else the default).`,
 		Args:        noArgs(),
 		Annotations: map[string]string{annotationConfig: configOptional},
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -36,7 +36,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,6 +44,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/horizon/horizon/internal/child"
 )
 
 // ServerOptions configure StartServer.
@@ -213,7 +214,6 @@ func launch(ctx context.Context, bin string, o ServerOptions, port int) (*Server
 
 	cmd := exec.Command(bin, "serve", "--hostname", "127.0.0.1", "--port", strconv.Itoa(port))
 	cmd.Env = serverEnv(o, password)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if o.LogPath != "" {
 		if err := os.MkdirAll(filepath.Dir(o.LogPath), 0o755); err != nil {
 			return nil, fmt.Errorf("start opencode: %w", err)
@@ -230,19 +230,18 @@ func launch(ctx context.Context, bin string, o ServerOptions, port int) (*Server
 	}
 	s.cmd = cmd
 
-	// Pdeathsig fires when the thread that forked the child exits, not the
-	// process; keep the forking goroutine on its thread until the child is
-	// gone, so Go's scheduler cannot retire that thread under it.
+	// internal/child starts it in its own group that dies with this
+	// process, leader and the tools it runs alike.
 	started := make(chan error, 1)
 	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		if err := cmd.Start(); err != nil {
+		p, err := child.Start(cmd)
+		if err != nil {
 			started <- err
 			return
 		}
 		started <- nil
 		s.waitErr = cmd.Wait()
+		p.Done()
 		close(s.exited)
 	}()
 	if err := <-started; err != nil {

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/horizon/horizon/gate"
+	"github.com/horizon/horizon/internal/child"
 )
 
 const (
@@ -72,13 +73,15 @@ func within(root, p string) bool {
 	return err == nil && (rel == "." || filepath.IsLocal(rel))
 }
 
-// astGrep runs bin with args in dir as a capped subprocess.
+// astGrep runs bin with args in dir as a capped subprocess that dies with
+// the daemon.
 func astGrep(ctx context.Context, bin, dir, source string, timeout time.Duration, maxOutput int, args ...string) gate.Result {
 	return gate.Run(ctx, gate.Gate{Command: append([]string{bin}, args...), Source: source}, gate.Options{
 		Dir:       dir,
 		Timeout:   timeout,
 		KillGrace: time.Second,
 		MaxOutput: maxOutput,
+		Start:     child.StartFunc, // dies with the daemon, recorded for reaping
 	})
 }
 

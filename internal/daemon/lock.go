@@ -29,6 +29,7 @@ func (p Paths) Stdout() string      { return filepath.Join(p.Home, "logs", "serv
 func (p Paths) DB() string          { return filepath.Join(p.Home, "temporal.db") }
 func (p Paths) OpenCode() string    { return filepath.Join(p.Home, "opencode") }
 func (p Paths) AgentPIDs() string   { return filepath.Join(p.Home, "agents.pids") }
+func (p Paths) Children() string    { return filepath.Join(p.Home, "children") } // gate, git, codemod records
 func (p Paths) OpenCodeLog() string { return filepath.Join(p.Home, "logs", "opencode.log") }
 
 // AlreadyRunningError says another daemon holds the home.

@@ -16,6 +16,7 @@ import (
 	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/internal/agent"
+	"github.com/horizon/horizon/internal/child"
 	"github.com/horizon/horizon/internal/engine"
 	"github.com/horizon/horizon/internal/reader"
 	"github.com/horizon/horizon/internal/tools"
@@ -61,6 +62,18 @@ func Serve(ctx context.Context, o Options) error {
 	} else if n > 0 {
 		log.Warn().Int("processes", n).Msg("stopped agent processes a previous daemon left behind")
 	}
+	// Likewise gates, git and codemods: a retried activity must not run
+	// beside what its first attempt left (two gates in one lane). Children
+	// die with the daemon (internal/child); this reaps what escaped.
+	if n, err := child.Reap(paths.Children(), log); err != nil {
+		log.Warn().Err(err).Msg("reap children of a previous daemon")
+	} else if n > 0 {
+		log.Warn().Int("Groups", n).Msg("stopped gate, git or codemod processes a previous daemon left behind")
+	}
+	if err := child.Track(paths.Children()); err != nil {
+		log.Warn().Err(err).Msg("children will not be recorded; a hard crash could leave some behind")
+	}
+	defer child.Untrack()
 
 	var emb *engine.Embedded
 	if o.Engine {

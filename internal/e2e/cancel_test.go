@@ -59,6 +59,10 @@ func TestCtrlCThenCancel(t *testing.T) {
 		"the aborted session's model request is still open")
 	require.Equal(t, head, git(t, repo, "rev-parse", "horizon/"+id), "nothing was committed")
 
+	o, code = w.run(ctx, "cancel", id)
+	require.Equal(t, 2, code, o)
+	require.Contains(t, o, "the run has ended", "an ended run is not cancelled again")
+
 	o, code = w.run(ctx, "cancel", "run-nope")
 	require.Equal(t, 2, code, o)
 	require.Contains(t, o, "no run")

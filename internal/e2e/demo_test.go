@@ -27,9 +27,9 @@ func TestDemoRunsAPlannedRun(t *testing.T) {
 	for _, want := range []string{
 		"planned, autonomy full",
 		"plan: 2 milestones, 2 features, ambiguity LOW",
-		"f1 accepted after 1 attempt(s)",
+		"f1 accepted after 1 attempt ",
 		"f2 attempt 1 audit reject; [concern] no case adds numbers of opposite signs",
-		"f2 accepted after 2 attempt(s)",
+		"f2 accepted after 2 attempts",
 		"integration gate on horizon/",
 		"features 2 of 2 accepted",
 		"+check -4 6 2",

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/horizon/horizon/internal/repo"
+)
+
+// usd shows an amount as it is: cents as cents ($12.50), anything finer
+// in full ($0.005), never rounded to $0.00.
+func usd(v float64) string {
+	if cents := math.Round(v * 100); math.Abs(v*100-cents) < 1e-9 {
+		return fmt.Sprintf("$%.2f", v)
+	}
+	return "$" + strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// ceiling shows a run's spend ceiling; 0 is none.
+func ceiling(v float64) string {
+	if v == 0 {
+		return "no ceiling"
+	}
+	return "ceiling " + usd(v)
+}
+
+// temporalSuffix is what Temporal's ApplicationError.Error() appends to a
+// message: for people it is noise.
+var temporalSuffix = regexp.MustCompile(`\s*\(type: [^()]*, retryable: (?:true|false)\)`)
+
+// plainReason is a run's reason without Temporal's failure annotations.
+func plainReason(s string) string { return temporalSuffix.ReplaceAllString(s, "") }
+
+// inspectRepo is repo.Inspect, which says "not a git repository" of a
+// bare one too: that is named as what it is.
+func inspectRepo(ctx context.Context, dir string) (repo.Info, error) {
+	info, err := repo.Inspect(dir)
+	if err == nil || !errors.Is(err, repo.ErrNotGit) {
+		return info, err
+	}
+	abs, aerr := filepath.Abs(dir)
+	if aerr != nil {
+		return info, err
+	}
+	out, gerr := exec.CommandContext(ctx, "git", "-C", abs, "rev-parse", "--is-bare-repository").Output()
+	if gerr == nil && strings.TrimSpace(string(out)) == "true" {
+		return info, fmt.Errorf("repo %s: a bare repository, with no work tree to run the gate in (%w); clone it (`git clone %s DIR`) and pass the clone as --repo", abs, repo.ErrNotGit, abs)
+	}
+	return info, err
+}
+
+// dayCeiling shows the daily ceiling; 0 is none.
+func dayCeiling(v float64) string {
+	if v == 0 {
+		return "no daily ceiling"
+	}
+	return "daily ceiling " + usd(v)
+}

@@ -1,0 +1,56 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/horizon/horizon/internal/demo"
+	"github.com/horizon/horizon/internal/fakemodel"
+)
+
+// list --here finds the runs of a repository whose path holds quotes and a
+// backslash, which the embedded engine cannot match in a query; and no
+// other repository's.
+func TestListHereOddPath(t *testing.T) {
+	needsE2E(t)
+	w := newWorld(t, &fakemodel.Script{})
+	odd := filepath.Join(t.TempDir(), `ann's "app" a\b`)
+	require.NoError(t, demo.CreateRepo(odd, ""))
+	plain, _ := fixture(t)
+
+	out, code := w.run(context.Background(), "start", "--detach", "--repo", odd, "--model", demo.Model, goal)
+	require.Equal(t, 0, code, out)
+	id := runIDRe.FindString(out)
+	require.NotEmpty(t, id, out)
+
+	for _, q := range []struct {
+		repo string
+		want []string
+	}{
+		{odd, []string{id}},
+		{plain, nil},
+	} {
+		lst, code := w.stdout("list", "--json", "--here", "--repo", q.repo)
+		require.Equal(t, 0, code, lst)
+		var runs []struct {
+			RunID string `json:"run_id"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(lst), &runs))
+		var got []string
+		for _, r := range runs {
+			got = append(got, r.RunID)
+		}
+		require.Equal(t, q.want, got, q.repo)
+	}
+	out, code = w.run(context.Background(), "list", "--here", "--repo", plain)
+	require.Equal(t, 0, code, out)
+	require.True(t, strings.HasPrefix(out, "no runs of "+plain), out)
+
+	out, code = w.run(context.Background(), "cancel", id)
+	require.Equal(t, 0, code, out)
+}
