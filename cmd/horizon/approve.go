@@ -65,6 +65,7 @@ A run that is not waiting refuses the approval, with its reason (exit 2).`,
 // queueEntryID matches a supervisor's queue entry ("q3"): approve then
 // lets a decomposed plan waiting in the --repo repository's queue run.
 var queueEntryID = regexp.MustCompile(`^[qQ][0-9]+$`)
+
 // goesOn says what an approved run does next. The state is the one the
 // approval left: its phase still reads "waiting for approval" until the
 // run moves, which is not what it does.
