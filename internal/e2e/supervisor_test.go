@@ -48,8 +48,8 @@ func onePlan(t *testing.T, tl tool) string {
 
 // roadmapScript answers the lead's decomposition of each item, and each
 // item's worker and auditor.
-func roadmapScript(t *testing.T) *fakemodel.Script {
-	var rules []fakemodel.Rule
+func roadmapScript(t *testing.T, extra ...fakemodel.Rule) *fakemodel.Script {
+	rules := append([]fakemodel.Rule{}, extra...)
 	for _, tl := range roadmapItems {
 		rules = append(rules,
 			fakemodel.Rule{Name: "lead-" + tl.name, When: []string{"# Plan", "Provide " + tl.name},
@@ -130,15 +130,41 @@ func allDone(ref horizon.RoadmapRef) bool {
 // horizon/roadmap, where each feature's commit appears exactly once, and
 // each run starts from the tip the one before left. The person's branch
 // is never touched.
+//
+// The daemon is SIGKILLed twice, each time followed by `horizon resume`:
+// while the lead decomposes item 2, and in the middle of item 3's worker
+// session. Neither changes the outcome: nothing is decomposed, run or
+// committed twice.
 func TestSupervisorRunsTheRoadmap(t *testing.T) {
 	needsE2E(t)
-	w := plannedWorld(t, roadmapScript(t), "HORIZON_MODELS_DEFAULT="+demo.Model)
+	length := roadmapItems[2]
+	crashes := []fakemodel.Rule{
+		{Name: "lead-lower-crash", When: []string{"# Plan", "Provide lower"}, Times: 1,
+			Replies: []fakemodel.Reply{{Hold: "crash", Text: "never sent"}}},
+		{Name: "worker-length-crash", When: []string{"# Task (attempt 1)", length.title}, Times: 1,
+			Replies: []fakemodel.Reply{
+				{ToolCalls: []fakemodel.ToolCall{write("lib/"+length.name+".sh", length.code)}},
+				{Hold: "crash", Text: "never sent"},
+			}},
+	}
+	w := plannedWorld(t, roadmapScript(t, crashes...), "HORIZON_MODELS_DEFAULT="+demo.Model)
 	repo := supervisedRepo(t)
 	head := git(t, repo, "rev-parse", "main")
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
 
-	out, code := w.run(context.Background(), "supervisor", "start", "--repo", repo)
+	out, code := w.run(ctx, "supervisor", "start", "--repo", repo)
 	require.Equal(t, 0, code, out)
 	require.Contains(t, out, "supervisor-")
+
+	for _, rule := range []string{"lead-lower-crash", "worker-length-crash"} {
+		_, err := w.model.WaitForRequest(ctx, func(r fakemodel.Request) bool { return r.Rule == rule && r.Held })
+		require.NoError(t, err, rule)
+		killDaemon(t, w)
+		t.Logf("killed the daemon at %s", rule)
+		out, code := w.run(ctx, "resume")
+		require.Equal(t, 0, code, out)
+	}
 
 	ref := w.waitRoadmap(repo, 5*time.Minute, allDone)
 	require.Len(t, ref.Items, 4)
@@ -174,6 +200,8 @@ func TestSupervisorRunsTheRoadmap(t *testing.T) {
 		require.Equal(t, 1, rules["lead-"+it.name], it.name)
 		require.Equal(t, 1, rules["worker-"+it.name], it.name)
 	}
+	require.Equal(t, 1, rules["lead-lower-crash"])
+	require.Equal(t, 1, rules["worker-length-crash"])
 
 	out, code = w.stdout("supervisor", "status", "--repo", repo, "--json")
 	require.Equal(t, 0, code, out)
@@ -188,6 +216,9 @@ func TestSupervisorRunsTheRoadmap(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &view), out)
 	require.Equal(t, prev, view.Supervisor.Tip)
+	require.Equal(t, 3, view.Supervisor.Decompositions, "each item decomposed once")
+	require.Equal(t, 3, view.Supervisor.Queue.Seq, "three plans queued: q1, q2, q3")
+	require.Len(t, view.Supervisor.Runs, 3)
 	require.Len(t, view.Schedules, 2)
 	for _, sc := range view.Schedules {
 		require.NotEmpty(t, sc.Cron, sc.ID)
