@@ -70,6 +70,9 @@ func (s *RunState) PlanMarkdown() string {
 		c := s.Plan.Counts()
 		fmt.Fprintf(&b, " · %d/%d features accepted", c.Accepted, c.Work())
 	}
+	if len(s.Stalled) > 0 {
+		fmt.Fprintf(&b, " · **stalled**: %s", viewCell(s.Stalled[0].Detail))
+	}
 	if s.Autonomy != "" {
 		fmt.Fprintf(&b, " · autonomy %s", s.Autonomy)
 	}
@@ -161,6 +164,13 @@ func (s *RunState) PlanTreeAt(now time.Time) string {
 		}
 		line("waiting", "%s%s: %s", viewCheckpoint(w), since, oneLine(w.Summary))
 		line("", "approve: %s", s.ApproveCommand())
+	}
+	for i, st := range s.Stalled {
+		label := ""
+		if i == 0 {
+			label = "stalled"
+		}
+		line(label, "%s (flagged by the daily pass; the run goes on)", oneLine(st.Detail))
 	}
 	line("budget", "%s", s.viewBudget(now))
 	usage := fmt.Sprintf("%d tokens · $%.4f", s.Usage.Tokens(), s.Usage.Cost)

@@ -8,16 +8,17 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 )
 
 // TestReplay replays histories of real runs (exported with `horizon
 // history RUN`) against today's workflows: single-feature runs, planned
-// runs (RunWorkflow with Planned, one continued as new) and a planned
-// run's FeatureWorkflow child. A change that would make a run in flight
+// runs (RunWorkflow with Planned, one continued as new), a planned run's
+// FeatureWorkflow child, a supervisor with its decomposition (PlanWorkflow)
+// and the schedules' DecomposeWorkflow and DailyPassWorkflow. A change that would make a run in flight
 // take a different path after an upgrade fails here, not in a user's
 // week-long run. The planned fixtures are refreshed by running the planned
-// e2e tests with HORIZON_RECORD_HISTORY=1 (internal/e2e/planned_test.go).
+// and supervisor e2e tests with HORIZON_RECORD_HISTORY=1
+// (internal/e2e/planned_test.go, supervisor_test.go).
 func TestReplay(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
 	require.NoError(t, err)
@@ -27,13 +28,14 @@ func TestReplay(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			types[workflowType(t, f)]++
 			r := worker.NewWorkflowReplayer()
-			r.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})
-			r.RegisterWorkflowWithOptions(FeatureWorkflow, workflow.RegisterOptions{Name: FeatureWorkflowName})
+			Register(r)
 			require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(nil, f))
 		})
 	}
-	require.Positive(t, types[RunWorkflowName], "no RunWorkflow history in testdata")
-	require.Positive(t, types[FeatureWorkflowName], "no FeatureWorkflow history in testdata")
+	// Every workflow type keeps a history recorded from a real run.
+	for _, name := range []string{RunWorkflowName, FeatureWorkflowName, PlanWorkflowName, SupervisorWorkflowName, DecomposeWorkflowName, DailyPassWorkflowName} {
+		require.Positive(t, types[name], "no %s history in testdata", name)
+	}
 }
 
 // workflowType reads the workflow type from a history's first event.

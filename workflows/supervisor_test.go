@@ -178,6 +178,8 @@ func TestSupervisorPersonsGoalsAndApprovals(t *testing.T) {
 	var refused error
 	// The nightly schedule asks for two ahead; both wait for approval.
 	e.RegisterDelayedCallback(func() { e.SignalWorkflow(SignalDecompose, 2) }, time.Minute)
+	// The schedule fires again (a retry, a catch-up): nothing more to do.
+	e.RegisterDelayedCallback(func() { e.SignalWorkflow(SignalDecompose, 2) }, 2*time.Minute)
 	e.RegisterDelayedCallback(func() {
 		e.UpdateWorkflow(UpdateQueueAdd, "add", noop, horizon.QueueEntry{Goal: "Fix the flaky test"})
 		e.UpdateWorkflow(UpdateApprove, "bad", &testsuite.TestUpdateCallback{
@@ -193,6 +195,7 @@ func TestSupervisorPersonsGoalsAndApprovals(t *testing.T) {
 	st := supervisorResult(t, e)
 
 	require.ErrorContains(t, refused, "q99")
+	require.Len(t, w.decomposed, 3, "each item decomposed once, however often the schedule fires")
 	var goals []string
 	for _, r := range w.runs {
 		goals = append(goals, r.Goal)

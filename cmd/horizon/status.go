@@ -94,6 +94,9 @@ func printState(w io.Writer, s *horizon.RunState, live bool) {
 	if s.Reason != "" {
 		fmt.Fprintf(w, "\nreason   %s", s.Reason)
 	}
+	for _, st := range s.Stalled {
+		fmt.Fprintf(w, "\nstalled  %s (flagged by the daily pass; the run goes on)", oneLine(st.Detail, 100))
+	}
 	fmt.Fprintf(w, "\ngoal     %s\nrepo     %s\nbranch   %s\n", oneLine(s.Goal, 100), s.Repo, s.Branch)
 	if s.Model != "" {
 		fmt.Fprintf(w, "model    %s\n", s.Model)

@@ -87,6 +87,9 @@ type ScheduleStatus struct {
 	Next          []time.Time   `json:"next"`
 	Paused        bool          `json:"paused"`
 	Actions       int           `json:"actions"`
+	// Recent are the workflows the schedule started last, oldest first
+	// (`horizon history ID` shows one).
+	Recent []string `json:"recent"`
 }
 
 func describeSchedule(ctx context.Context, c client.Client, id string) (*ScheduleStatus, error) {
@@ -98,7 +101,12 @@ func describeSchedule(ctx context.Context, c client.Client, id string) (*Schedul
 		}
 		return nil, fmt.Errorf("describe schedule %s: %w", id, err)
 	}
-	st := &ScheduleStatus{ID: id, Next: d.Info.NextActionTimes, Actions: d.Info.NumActions}
+	st := &ScheduleStatus{ID: id, Next: d.Info.NextActionTimes, Actions: d.Info.NumActions, Recent: []string{}}
+	for _, r := range d.Info.RecentActions {
+		if r.StartWorkflowResult != nil {
+			st.Recent = append(st.Recent, r.StartWorkflowResult.WorkflowID)
+		}
+	}
 	if len(st.Next) > 3 {
 		st.Next = st.Next[:3]
 	}

@@ -228,6 +228,7 @@ func TestSupervisorRunsTheRoadmap(t *testing.T) {
 	require.Equal(t, "0 2 * * *", view.Schedules[0].Cron)
 	require.Equal(t, "0 7 * * *", view.Schedules[1].Cron)
 	recordHistory(t, w, view.Supervisor.ID, "supervisor-three-items.json")
+	recordHistory(t, w, view.Supervisor.ID+".plan."+ref.Items[0].Item, "plan-roadmap-item.json")
 }
 
 // eventTypes lists a history's event types, for a failure's log.
@@ -245,4 +246,249 @@ func eventTypes(history string) string {
 		out = append(out, e.EventType)
 	}
 	return strings.Join(out, " ")
+}
+
+// stuckTools is a person's goal the lead plans into three features: two
+// land, the third's worker never makes the gate pass (its test always
+// fails the same way).
+var stuckTools = []tool{
+	{id: "f1", name: "alpha", title: "Add lib/alpha.sh",
+		code: "#!/bin/sh\n# alpha.sh prints a.\necho a\n", test: "#!/bin/sh\nset -e\n[ \"$(sh lib/alpha.sh)\" = a ]\n"},
+	{id: "f2", name: "beta", title: "Add lib/beta.sh",
+		code: "#!/bin/sh\n# beta.sh prints b.\necho b\n", test: "#!/bin/sh\nset -e\n[ \"$(sh lib/beta.sh)\" = b ]\n"},
+	{id: "f3", name: "stuck", title: "Add lib/stuck.sh",
+		code: "#!/bin/sh\n# stuck.sh should print c.\necho x\n", test: "#!/bin/sh\nset -e\n[ \"$(sh lib/stuck.sh)\" = c ]\n"},
+}
+
+func stuckPlan(t *testing.T) string {
+	var fs []any
+	for _, tl := range stuckTools {
+		fs = append(fs, map[string]any{"id": tl.id, "title": tl.title, "kind": "bounded",
+			"acceptance": []string{"lib/" + tl.name + ".sh works"}, "paths": []string{"lib/" + tl.name + ".sh", "tests/test_" + tl.name + ".sh"}})
+	}
+	b, err := json.Marshal(map[string]any{"ambiguity": "LOW", "assumptions": []string{},
+		"milestones": []any{map[string]any{"title": "Three tools", "features": fs}}})
+	require.NoError(t, err)
+	return "Three features.\n\n```horizon-plan\n" + string(b) + "\n```"
+}
+
+func queueScript(t *testing.T) *fakemodel.Script {
+	double := allTools()[3]
+	rules := []fakemodel.Rule{
+		{Name: "lead-double", When: []string{"# Plan", "Provide double"}, Replies: []fakemodel.Reply{{Text: onePlan(t, double)}}},
+		{Name: "worker-double", When: []string{"# Task (attempt 1)", double.title}, Replies: []fakemodel.Reply{
+			{ToolCalls: []fakemodel.ToolCall{write("lib/double.sh", double.code), write("tests/test_double.sh", double.test)}},
+			{Text: report("added lib/double.sh")}}},
+		{Name: "auditor-double", When: []string{"# Audit (attempt 1)", double.title}, Replies: []fakemodel.Reply{{Text: acceptAudit}}},
+		{Name: "lead-stuck", When: []string{"# Plan", "Provide stuck tools"}, Replies: []fakemodel.Reply{{Text: stuckPlan(t)}}},
+	}
+	for _, tl := range stuckTools {
+		rules = append(rules,
+			fakemodel.Rule{Name: "worker-" + tl.name, When: []string{"# Task (attempt", tl.title}, Replies: []fakemodel.Reply{
+				{ToolCalls: []fakemodel.ToolCall{write("lib/"+tl.name+".sh", tl.code), write("tests/test_"+tl.name+".sh", tl.test)}},
+				{Text: report("added lib/" + tl.name + ".sh")}}},
+			fakemodel.Rule{Name: "auditor-" + tl.name, When: []string{"# Audit (attempt", tl.title}, Replies: []fakemodel.Reply{{Text: acceptAudit}}},
+		)
+	}
+	s := roadmapScript(t, rules...)
+	require.NoError(t, s.Validate())
+	return s
+}
+
+// queueEntries reads `horizon queue list --json`.
+func (w *world) queueEntries(repo string) []struct {
+	ID               string `json:"id"`
+	Kind             string `json:"kind"`
+	Goal             string `json:"goal"`
+	Item             string `json:"item"`
+	Position         int    `json:"position"`
+	WaitsForApproval bool   `json:"waits_for_approval"`
+} {
+	w.t.Helper()
+	out, code := w.stdout("queue", "list", "--repo", repo, "--json")
+	require.Equal(w.t, 0, code, out)
+	var es []struct {
+		ID               string `json:"id"`
+		Kind             string `json:"kind"`
+		Goal             string `json:"goal"`
+		Item             string `json:"item"`
+		Position         int    `json:"position"`
+		WaitsForApproval bool   `json:"waits_for_approval"`
+	}
+	require.NoError(w.t, json.Unmarshal([]byte(out), &es), out)
+	return es
+}
+
+func (w *world) queueIDs(repo string) []string {
+	var ids []string
+	for _, e := range w.queueEntries(repo) {
+		ids = append(ids, e.ID)
+	}
+	return ids
+}
+
+// A supervisor under semi autonomy: the drained queue's decomposition and
+// the nightly one (triggered) leave two plans that wait for approval; a
+// person's goal added while a roadmap item runs is next; queue move and
+// rm change the order; then a run lands two features and gets stuck on a
+// third, and the daily pass (triggered) reports the two commits with their
+// receipts and flags the stuck feature as stalled, as `horizon status` does.
+func TestSupervisorQueueApprovalsAndDailyPass(t *testing.T) {
+	needsE2E(t)
+	w := plannedWorld(t, queueScript(t), "HORIZON_MODELS_DEFAULT="+demo.Model)
+	repo := supervisedRepo(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	eventually := func(what string, ok func() bool) {
+		t.Helper()
+		require.Eventually(t, ok, 3*time.Minute, 500*time.Millisecond, what)
+	}
+
+	out, code := w.run(ctx, "supervisor", "start", "--repo", repo, "--autonomy", "semi")
+	require.Equal(t, 0, code, out)
+	eventually("item 1 decomposed", func() bool { return len(w.queueEntries(repo)) == 1 })
+	out, code = w.run(ctx, "supervisor", "trigger", "decompose", "--repo", repo)
+	require.Equal(t, 0, code, out)
+	eventually("two plans queued", func() bool { return len(w.queueEntries(repo)) == 2 })
+	es := w.queueEntries(repo)
+	for i, e := range es {
+		require.Equal(t, fmt.Sprintf("q%d", i+1), e.ID)
+		require.Equal(t, "plan", e.Kind)
+		require.True(t, e.WaitsForApproval, e.ID)
+		require.Equal(t, i+1, e.Position)
+	}
+	recordHistory(t, w, w.scheduled(repo, 0), "decompose-trigger.json")
+
+	// Approve item 1: it runs. A person's goal added meanwhile is next
+	// (plan q2 still waits for its approval).
+	out, code = w.run(ctx, "approve", "q1", "--repo", repo)
+	require.Equal(t, 0, code, out)
+	out, code = w.run(ctx, "approve", "q1", "--repo", repo)
+	require.Equal(t, 2, code, "q1 is no longer waiting: %s", out)
+	eventually("item 1 runs", func() bool { return w.roadmap(repo).Items[0].State == horizon.ItemRunning })
+	out, code = w.stdout("queue", "add", "--repo", repo, "--json", "Provide double")
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, `"id":"q3"`)
+	out, code = w.stdout("queue", "add", "--repo", repo, "Provide stuck tools")
+	require.Equal(t, 0, code, out)
+	require.Equal(t, []string{"q2", "q3", "q4"}, w.queueIDs(repo))
+	out, code = w.run(ctx, "queue", "move", "q4", "--top", "--repo", repo)
+	require.Equal(t, 0, code, out)
+	require.Equal(t, []string{"q4", "q2", "q3"}, w.queueIDs(repo))
+	out, code = w.run(ctx, "queue", "rm", "q2", "--repo", repo)
+	require.Equal(t, 0, code, out)
+	require.Equal(t, []string{"q4", "q3"}, w.queueIDs(repo))
+	_, code = w.run(ctx, "queue", "rm", "q2", "--repo", repo)
+	require.Equal(t, 2, code, "q2 is gone")
+	require.Equal(t, horizon.ItemPlanned, w.roadmap(repo).Items[1].State, "a removed plan's item reads planned")
+
+	// Item 1 completes; q4 runs: two features land, the third is stuck.
+	eventually("item 1 done", func() bool { return w.roadmap(repo).Items[0].State == horizon.ItemDone })
+	var stuckRun string
+	eventually("the stuck goal runs", func() bool {
+		out, _ := w.stdout("supervisor", "status", "--repo", repo, "--json")
+		var v struct {
+			Supervisor horizon.SupervisorState `json:"supervisor"`
+		}
+		if json.Unmarshal([]byte(out), &v) != nil {
+			return false
+		}
+		for _, r := range v.Supervisor.Runs {
+			if r.Entry == "q4" {
+				stuckRun = r.RunID
+				return true
+			}
+		}
+		return false
+	})
+	st := w.waitStatus(stuckRun, 4*time.Minute, func(s horizon.RunState) bool {
+		if s.Plan == nil {
+			return false
+		}
+		f, ok := s.Plan.Feature("f3")
+		return ok && len(f.Attempts) >= 3 && f.Attempts[2].Outcome == horizon.OutcomeGateFailed
+	})
+	fs := planFeatures(st.Plan)
+	require.Equal(t, horizon.FeatureAccepted, fs["f1"].Status)
+	require.Equal(t, horizon.FeatureAccepted, fs["f2"].Status)
+
+	out, code = w.run(ctx, "supervisor", "trigger", "daily", "--repo", repo)
+	require.Equal(t, 0, code, out)
+	var rep horizon.DailyReport
+	eventually("the daily report", func() bool {
+		out, code := w.stdout("report", "--json")
+		return code == 0 && json.Unmarshal([]byte(out), &rep) == nil
+	})
+	var landed []horizon.Landed
+	var stalled []horizon.Stall
+	for _, r := range rep.Repos {
+		for _, l := range r.Landed {
+			if l.RunID == stuckRun {
+				landed = append(landed, l)
+			}
+		}
+		stalled = append(stalled, r.Stalled...)
+	}
+	require.Len(t, landed, 2, "the stuck run's two landed features")
+	receipts := readReceipts(t, w, stuckRun)
+	for _, l := range landed {
+		require.Equal(t, fs[l.Feature].Commit, l.Commit, l.Feature)
+		require.Contains(t, receipts, l.Receipt, l.Feature)
+	}
+	require.NotEmpty(t, stalled)
+	require.Equal(t, stuckRun, stalled[0].RunID)
+	require.Equal(t, "f3", stalled[0].Feature)
+	md, code := w.stdout("report")
+	require.Equal(t, 0, code)
+	require.Contains(t, md, stuckRun)
+
+	// status shows the same flag.
+	flagged := w.waitStatus(stuckRun, time.Minute, func(s horizon.RunState) bool { return len(s.Stalled) > 0 })
+	require.Equal(t, stalled[0].Feature, flagged.Stalled[0].Feature)
+	require.Equal(t, stalled[0].Kind, flagged.Stalled[0].Kind)
+	text, _ := w.stdout("status", stuckRun)
+	require.Contains(t, text, "stalled")
+	recordHistory(t, w, w.scheduled(repo, 1), "daily-pass.json")
+
+	// Cancelling the stuck run frees the supervisor: the person's goal q3
+	// runs and lands.
+	out, code = w.run(ctx, "cancel", stuckRun)
+	require.Equal(t, 0, code, out)
+	eventually("q3 done", func() bool {
+		out, _ := w.stdout("supervisor", "status", "--repo", repo, "--json")
+		var v struct {
+			Supervisor horizon.SupervisorState `json:"supervisor"`
+		}
+		if json.Unmarshal([]byte(out), &v) != nil {
+			return false
+		}
+		for _, r := range v.Supervisor.Runs {
+			if r.Entry == "q3" && r.Status == horizon.StatusCompleted && r.Landed != "" {
+				return true
+			}
+		}
+		return false
+	})
+	require.Contains(t, git(t, repo, "ls-tree", "-r", "--name-only", "horizon/roadmap"), "lib/double.sh")
+	require.NotContains(t, git(t, repo, "ls-tree", "-r", "--name-only", "horizon/roadmap"), "lib/alpha.sh", "a cancelled run lands nothing")
+	out, code = w.run(ctx, "supervisor", "stop", "--repo", repo)
+	require.Equal(t, 0, code, out)
+}
+
+// scheduled is the workflow the supervisor's schedule i (0: nightly
+// decomposition, 1: daily pass) started last.
+func (w *world) scheduled(repo string, i int) string {
+	w.t.Helper()
+	out, code := w.stdout("supervisor", "status", "--repo", repo, "--json")
+	require.Equal(w.t, 0, code, out)
+	var v struct {
+		Schedules []struct {
+			Recent []string `json:"recent"`
+		} `json:"schedules"`
+	}
+	require.NoError(w.t, json.Unmarshal([]byte(out), &v), out)
+	require.Greater(w.t, len(v.Schedules), i, out)
+	recent := v.Schedules[i].Recent
+	require.NotEmpty(w.t, recent, "schedule %d started nothing", i)
+	return recent[len(recent)-1]
 }
