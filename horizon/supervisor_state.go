@@ -69,10 +69,12 @@ type SupervisorState struct {
 	Tip string `json:"tip,omitempty"`
 	// Decompositions and Histories count work done over the supervisor's
 	// lifetime (across continue-as-new).
-	Decompositions int       `json:"decompositions"`
-	Histories      int       `json:"histories"`
-	StartedAt      time.Time `json:"started_at,omitzero"`
-	UpdatedAt      time.Time `json:"updated_at,omitzero"`
+	Decompositions int `json:"decompositions"`
+	// Merges counts merges into horizon/roadmap that went through the gate.
+	Merges    int       `json:"merges,omitempty"`
+	Histories int       `json:"histories"`
+	StartedAt time.Time `json:"started_at,omitzero"`
+	UpdatedAt time.Time `json:"updated_at,omitzero"`
 }
 
 // keptRuns bounds SupervisorState.Runs, so a supervisor that lives for

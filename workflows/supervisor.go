@@ -307,47 +307,56 @@ func (s *supervisor) activity(ctx workflow.Context, opts workflow.ActivityOption
 }
 
 // sync brings horizon/roadmap up to the base branch (made from it the
-// first time): a fast-forward, or a merge that passes the gate. A conflict
-// or a red gate waits for a person, retried every Poll.
+// first time). A conflict or a red gate waits for a person, retried every
+// Poll.
 func (s *supervisor) sync(ctx workflow.Context) error {
 	for {
-		var out activities.SyncOutput
-		in := activities.RoadmapInput{Repo: s.st.Repo, Base: s.st.Base, Path: s.st.Roadmap}
-		if err := s.activity(ctx, gitOptions("sync horizon/roadmap with "+s.st.Base), a.SyncRoadmap, in, &out); err != nil {
+		problem, err := s.mergeIn(ctx, s.st.Base)
+		if err != nil || problem == "" {
 			return err
-		}
-		problem := ""
-		switch out.Action {
-		case activities.SyncConflict:
-			problem = fmt.Sprintf("%s does not merge into %s (conflict in %s); merge it by hand: git switch %s && git merge %s",
-				s.st.Base, activities.RoadmapBranch, strings.Join(out.Conflict, ", "), activities.RoadmapBranch, s.st.Base)
-		case activities.SyncMerge:
-			var g horizon.GateRun
-			if err := s.activity(ctx, gateOptions(Limits{}.withDefaults(), "gate · merge of "+s.st.Base), a.RunGate, activities.GateInput{
-				RunID: s.st.ID, Feature: "merge", Attempt: s.st.Histories, Repo: s.st.Repo, Lane: out.MergeDir, BaseCommit: out.MergeCommit,
-				Timeout: s.in.Run.Limits.withDefaults().GateTimeout,
-			}, &g); err != nil {
-				return err
-			}
-			if !g.Passed() {
-				problem = fmt.Sprintf("the merge of %s into %s fails the gate (receipt %s: %s); merge it by hand", s.st.Base, activities.RoadmapBranch, g.ReceiptID, g.Verdict)
-				break
-			}
-			if err := s.activity(ctx, gitOptions("land the merge on horizon/roadmap"), a.AdvanceRoadmap, activities.AdvanceInput{
-				Repo: s.st.Repo, From: out.Tip, To: out.MergeCommit,
-			}, &out.Tip); err != nil {
-				return err
-			}
-		}
-		if problem == "" {
-			s.st.Tip = out.Tip
-			return nil
 		}
 		s.wait(ctx, "blocked: "+problem, s.in.Poll)
 		if s.stopping {
 			return nil
 		}
 	}
+}
+
+// mergeIn brings branch into horizon/roadmap: nothing when it is in
+// already, a fast-forward when possible, else a merge that must pass the
+// gate before it lands. problem says why it could not (a conflict, a red
+// gate) and what a person does; the branch is then left as it was.
+func (s *supervisor) mergeIn(ctx workflow.Context, branch string) (problem string, err error) {
+	var out activities.SyncOutput
+	in := activities.RoadmapInput{Repo: s.st.Repo, Base: branch, Path: s.st.Roadmap}
+	if err := s.activity(ctx, gitOptions("bring "+branch+" into horizon/roadmap"), a.SyncRoadmap, in, &out); err != nil {
+		return "", err
+	}
+	switch out.Action {
+	case activities.SyncConflict:
+		return fmt.Sprintf("%s does not merge into %s (conflict in %s); merge it by hand: git switch %s && git merge %s",
+			branch, activities.RoadmapBranch, strings.Join(out.Conflict, ", "), activities.RoadmapBranch, branch), nil
+	case activities.SyncMerge:
+		s.st.Merges++
+		limits := s.in.Run.Limits.withDefaults()
+		var g horizon.GateRun
+		if err := s.activity(ctx, gateOptions(limits, "gate · merge of "+branch), a.RunGate, activities.GateInput{
+			RunID: s.st.ID, Feature: "merge", Attempt: s.st.Merges, Repo: s.st.Repo, Lane: out.MergeDir, BaseCommit: out.MergeCommit,
+			Timeout: limits.GateTimeout,
+		}, &g); err != nil {
+			return "", err
+		}
+		if !g.Passed() {
+			return fmt.Sprintf("the merge of %s into %s fails the gate (receipt %s: %s); merge it by hand", branch, activities.RoadmapBranch, g.ReceiptID, g.Verdict), nil
+		}
+		if err := s.activity(ctx, gitOptions("land the merge on horizon/roadmap"), a.AdvanceRoadmap, activities.AdvanceInput{
+			Repo: s.st.Repo, From: out.Tip, To: out.MergeCommit,
+		}, &out.Tip); err != nil {
+			return "", err
+		}
+	}
+	s.st.Tip = out.Tip
+	return "", nil
 }
 
 // startRun starts a queued entry as a planned run from horizon/roadmap's
@@ -462,10 +471,14 @@ func (s *supervisor) handleStatuses(ctx workflow.Context) error {
 		stage := horizon.StageRunning
 		switch sig.Status {
 		case horizon.StatusCompleted:
-			if err := s.land(ctx, r); err != nil {
+			landed, err := s.land(ctx, r)
+			if err != nil {
 				return err
 			}
-			stage = horizon.StageDone
+			stage, sig.Reason = horizon.StageDone, r.Reason
+			if !landed {
+				stage = horizon.StageBlocked
+			}
 		case horizon.StatusBlocked, horizon.StatusFailed, horizon.StatusCancelled:
 			stage = horizon.StageBlocked
 			r.EndedAt = workflow.Now(ctx)
@@ -478,25 +491,33 @@ func (s *supervisor) handleStatuses(ctx workflow.Context) error {
 	return nil
 }
 
-// land fast-forwards horizon/roadmap to the run's integration branch.
-// When horizon/roadmap moved meanwhile (a merge of the base, another run)
-// the run's branch is merged like the base is.
-func (s *supervisor) land(ctx workflow.Context, r *horizon.SupervisedRun) error {
+// land puts a completed run's commits on horizon/roadmap: a fast-forward
+// from the tip the run started at, or, when horizon/roadmap moved meanwhile
+// (the base was merged in, another run landed), a merge of the run's
+// branch that passes the gate. It says whether the commits landed; when
+// not, the run's reason says what a person does.
+func (s *supervisor) land(ctx workflow.Context, r *horizon.SupervisedRun) (bool, error) {
+	r.EndedAt = workflow.Now(ctx)
 	var tip string
 	err := s.activity(ctx, gitOptions("land "+r.RunID+" on horizon/roadmap"), a.AdvanceRoadmap, activities.AdvanceInput{
 		Repo: s.st.Repo, From: r.From, Run: r.RunID,
 	}, &tip)
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeBadInput {
-		r.Reason = "its commits did not land on horizon/roadmap: " + appErr.Message()
-		r.EndedAt = workflow.Now(ctx)
-		return nil
+		problem, err := s.mergeIn(ctx, horizon.IntegrationBranch(r.RunID))
+		if err != nil {
+			return false, err
+		}
+		if problem != "" {
+			r.Reason = "its commits did not land on horizon/roadmap: " + problem
+			return false, nil
+		}
+		tip = s.st.Tip
+	} else if err != nil {
+		return false, err
 	}
-	if err != nil {
-		return err
-	}
-	s.st.Tip, r.Landed, r.EndedAt = tip, tip, workflow.Now(ctx)
-	return nil
+	s.st.Tip, r.Landed = tip, tip
+	return true, nil
 }
 
 // decomposeAhead has the lead decompose the next open roadmap items into

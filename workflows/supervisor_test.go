@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
@@ -33,10 +34,16 @@ type repoWorld struct {
 	runs       []RunInput
 	landed     []activities.AdvanceInput
 	readErr    int // ReadRoadmap calls to fail before answering
+	// syncs script SyncRoadmap's answers by branch (default up to date);
+	// gates the merge gate's verdicts (default pass).
+	syncs    map[string][]activities.SyncOutput
+	gates    []string
+	gated    []string // merge commits gated
+	advanced []string // AdvanceRoadmap "To" of merges
 }
 
 func newRepoWorld(t *testing.T, roadmap string) *repoWorld {
-	return &repoWorld{t: t, roadmap: roadmap, tip: "c0", outcome: map[string]horizon.Status{}}
+	return &repoWorld{t: t, roadmap: roadmap, tip: "c0", outcome: map[string]horizon.Status{}, syncs: map[string][]activities.SyncOutput{}}
 }
 
 // fakeRun stands for RunWorkflow: it tells its supervisor its outcome as
@@ -73,10 +80,26 @@ func (w *repoWorld) env(s *testsuite.WorkflowTestSuite) *testsuite.TestWorkflowE
 	e.RegisterWorkflowWithOptions(w.fakeRun, workflow.RegisterOptions{Name: RunWorkflowName})
 	e.RegisterWorkflowWithOptions(w.fakePlan, workflow.RegisterOptions{Name: PlanWorkflowName})
 	e.RegisterActivity(&activities.Activities{})
-	e.OnActivity(a.SyncRoadmap, mock.Anything, mock.Anything).Return(func(context.Context, activities.RoadmapInput) (activities.SyncOutput, error) {
+	e.OnActivity(a.SyncRoadmap, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.RoadmapInput) (activities.SyncOutput, error) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
+		if q := w.syncs[in.Base]; len(q) > 0 {
+			w.syncs[in.Base] = q[1:]
+			out := q[0]
+			out.Tip = w.tip
+			return out, nil
+		}
 		return activities.SyncOutput{Action: activities.SyncUpToDate, Tip: w.tip, Base: "c0"}, nil
+	})
+	e.OnActivity(a.RunGate, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.GateInput) (horizon.GateRun, error) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.gated = append(w.gated, in.BaseCommit)
+		v := "pass"
+		if len(w.gates) > 0 {
+			v, w.gates = w.gates[0], w.gates[1:]
+		}
+		return horizon.GateRun{ReceiptID: fmt.Sprintf("r-%d", len(w.gated)), Verdict: v}, nil
 	})
 	e.OnActivity(a.ReadRoadmap, mock.Anything, mock.Anything).Return(func(context.Context, activities.RoadmapInput) (activities.RoadmapText, error) {
 		w.mu.Lock()
@@ -90,6 +113,14 @@ func (w *repoWorld) env(s *testsuite.WorkflowTestSuite) *testsuite.TestWorkflowE
 	e.OnActivity(a.AdvanceRoadmap, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.AdvanceInput) (string, error) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
+		if in.Run == "" {
+			w.advanced = append(w.advanced, in.To)
+			w.tip = in.To
+			return w.tip, nil
+		}
+		if in.From != w.tip {
+			return "", temporal.NewNonRetryableApplicationError("horizon/roadmap moved", activities.ErrTypeBadInput, nil)
+		}
 		w.landed = append(w.landed, in)
 		w.tip = "tip-" + in.Run
 		return w.tip, nil
@@ -281,4 +312,68 @@ func TestSupervisorLivesForMonths(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, len(w.runs), days-1, "every day's goal ran (the last may still be queued)")
 	require.LessOrEqual(t, len(in.Carry.Runs), 200, "the carried state stays bounded")
+}
+
+// The person moved the base branch: the first merge into horizon/roadmap
+// fails the gate, so the supervisor waits (saying why) and starts nothing;
+// the next try merges cleanly and passes, and the run starts from the
+// merge.
+func TestSupervisorMergesTheBaseThroughTheGate(t *testing.T) {
+	w := newRepoWorld(t, "- [ ] only item\n")
+	w.syncs["main"] = []activities.SyncOutput{
+		{Action: activities.SyncUpToDate},                                  // at start
+		{Action: activities.SyncMerge, MergeCommit: "m1", MergeDir: "/x"}, // before the run: red gate
+		{Action: activities.SyncMerge, MergeCommit: "m2", MergeDir: "/x"}, // a poll later: green
+	}
+	w.gates = []string{"fail", "pass", "pass"}
+	var s testsuite.WorkflowTestSuite
+	e := w.env(&s)
+	var waiting string
+	e.RegisterDelayedCallback(func() {
+		v, err := e.QueryWorkflow(QueryStatus)
+		require.NoError(t, err)
+		var st horizon.SupervisorState
+		require.NoError(t, v.Get(&st))
+		waiting = st.Waiting
+	}, 5*time.Minute)
+	stopAfter(e, 6*time.Hour)
+	e.ExecuteWorkflow(SupervisorWorkflowName, supervisorInput())
+	st := supervisorResult(t, e)
+
+	require.Contains(t, waiting, "fails the gate", "the supervisor says why it waits")
+	require.Equal(t, []string{"m1", "m2"}, w.gated[:2])
+	require.Equal(t, []string{"m2"}, w.advanced, "only the green merge lands")
+	require.Len(t, w.runs, 1)
+	require.Equal(t, "m2", w.runs[0].BaseCommit, "the run starts from the merge")
+	require.Equal(t, 2, st.Merges)
+	rec, _ := st.Items.Find(horizon.RoadmapItemID("only item"))
+	require.Equal(t, horizon.StageDone, rec.Stage)
+}
+
+// A run whose start tip has moved by the time it completes lands by a
+// gated merge of its branch, not a fast-forward.
+func TestSupervisorLandsAMovedRunByMerge(t *testing.T) {
+	w := newRepoWorld(t, "- [ ] only item\n")
+	var s testsuite.WorkflowTestSuite
+	e := w.env(&s)
+	// The run's start tip is gone by the time it completes: the fake run
+	// moves horizon/roadmap before it ends.
+	w.outcome["only item"] = horizon.StatusCompleted
+	moved := false
+	e.RegisterDelayedCallback(func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.tip, moved = "elsewhere", true
+		for _, r := range w.runs {
+			w.syncs[horizon.IntegrationBranch(r.RunID)] = []activities.SyncOutput{{Action: activities.SyncMerge, MergeCommit: "merged-run", MergeDir: "/x"}}
+		}
+	}, 30*time.Minute)
+	stopAfter(e, 6*time.Hour)
+	e.ExecuteWorkflow(SupervisorWorkflowName, supervisorInput())
+	st := supervisorResult(t, e)
+	require.True(t, moved)
+	require.Empty(t, w.landed, "no fast-forward from a tip that moved")
+	require.Equal(t, []string{"merged-run"}, w.advanced, "the run's branch is merged through the gate")
+	require.Equal(t, "merged-run", st.Tip)
+	require.Equal(t, "merged-run", st.Runs[0].Landed)
 }
