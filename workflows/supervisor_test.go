@@ -321,7 +321,7 @@ func TestSupervisorLivesForMonths(t *testing.T) {
 func TestSupervisorMergesTheBaseThroughTheGate(t *testing.T) {
 	w := newRepoWorld(t, "- [ ] only item\n")
 	w.syncs["main"] = []activities.SyncOutput{
-		{Action: activities.SyncUpToDate},                                  // at start
+		{Action: activities.SyncUpToDate},                                 // at start
 		{Action: activities.SyncMerge, MergeCommit: "m1", MergeDir: "/x"}, // before the run: red gate
 		{Action: activities.SyncMerge, MergeCommit: "m2", MergeDir: "/x"}, // a poll later: green
 	}

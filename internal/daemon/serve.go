@@ -13,10 +13,10 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/horizon/horizon/activities"
-	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/internal/agent"
 	"github.com/horizon/horizon/internal/child"
+	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/internal/engine"
 	"github.com/horizon/horizon/internal/reader"
 	"github.com/horizon/horizon/internal/tools"
@@ -85,7 +85,7 @@ func Serve(ctx context.Context, o Options) error {
 		emb, err = engine.StartEmbedded(engine.Options{
 			DBPath: paths.DB(), Port: cfg.Temporal.Port, UIPort: uiPort, Namespace: cfg.Temporal.Namespace,
 			Retention: time.Duration(cfg.Engine.RetentionDays) * 24 * time.Hour, Synchronous: cfg.Engine.SQLiteSynchronous,
-			Logger: log,
+			Logger:           log,
 			SearchAttributes: workflows.SearchAttributeTypes(),
 		})
 		if err != nil {
