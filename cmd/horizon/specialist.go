@@ -553,4 +553,3 @@ func specialistDelete(o *specialistDeleteOptions) error {
 	fmt.Fprintf(a.out, "deleted %s specialist %s (%s)\n", scope, o.name, path)
 	return nil
 }
-

@@ -115,7 +115,9 @@ func LoadDir(dir string, scope Scope) ([]*Manifest, error) {
 	var out []*Manifest
 	var errs []error
 	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
+		// Dot files are drafts (edit keeps an invalid one aside) and
+		// editor backups, not manifests.
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
