@@ -162,7 +162,15 @@ func specialistList(ctx context.Context, o *specialistListOptions) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", sp.Name, sp.Scope, dash(sp.Role), modelCell(sp, binds),
 			dash(strings.Join(sp.Tools, ",")), sp.Description)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, sp := range all {
+		if b, ok := binds[sp.Name]; ok && !b.Available() {
+			fmt.Fprintf(a.out, "%s is unavailable: %s\n", sp.Name, b.Unavailable)
+		}
+	}
+	return nil
 }
 
 func toJSON(sp *specialist.Specialist, binds map[string]specialist.Binding) specialistJSON {

@@ -344,3 +344,40 @@ func TestSpecialistFlags(t *testing.T) {
 		{name: "no args", args: []string{"x"}, err: "takes no arguments"},
 	})
 }
+
+// show explains one specialist in words: where it comes from, what it
+// overrides and extends, its model and why, what it may do.
+func TestSpecialistShowText(t *testing.T) {
+	repo := specialistEnv(t)
+	writeManifest(t, projectSpecDir(repo), "code-review", "---\nname: code-review\nextends: explorer\nrole: analyze\ndescription: Stricter review\n---\nBe strict.\n")
+	analyze, err := ladder.Bundled().Resolve("analyze", fakeConnected)
+	require.NoError(t, err)
+	code, out, errOut := runCLI(t, "specialist", "show", "code-review", "--repo", repo)
+	require.Equal(t, ExitOK, code, errOut)
+	for _, want := range []string{
+		"code-review  (project, " + filepath.Join(projectSpecDir(repo), "code-review.md") + ")",
+		"overrides  builtin:code-review.md",
+		"extends    explorer",
+		"role       analyze",
+		"model      " + analyze.Route + " (role)",
+		"tools      read-only (read-only; permissions glob, grep, list, read)",
+		"\nBe strict.\n",
+	} {
+		require.Contains(t, out, want)
+	}
+	require.Empty(t, errOut, "a manifest with a body has nothing to warn about")
+
+	// Without a connected model for its role, list says why it cannot run:
+	// a leaderboard that ranks nothing connected for lead.
+	lbFile := filepath.Join(t.TempDir(), "models.json")
+	require.NoError(t, os.WriteFile(lbFile, []byte(`{"revision": 1, "models": [
+	  {"name": "a", "routes": ["anthropic/claude-opus-4-1"], "roles": {"analyze": {"rank": 1}}, "capabilities": {"cost": "high"}},
+	  {"name": "b", "routes": ["nowhere/model"], "roles": {"lead": {"rank": 1}}, "capabilities": {"cost": "high"}}]}`), 0o644))
+	t.Setenv("HORIZON_MODELS_FILE", lbFile)
+	writeManifest(t, projectSpecDir(repo), "planner", "---\nname: planner\nrole: lead\ntools: [read-only]\n---\nPlan.\n")
+	code, out, errOut = runCLI(t, "specialist", "list", "--repo", repo)
+	require.Equal(t, ExitOK, code, errOut)
+	require.Regexp(t, `planner\s+project\s+lead\s+unavailable`, out)
+	require.Contains(t, out, `planner is unavailable: no connected model is ranked for role "lead" (there is no cross-role fallback); roles available: analyze`)
+	require.Regexp(t, `code-review\s+project\s+analyze\s+anthropic/claude-opus-4-1`, out)
+}
