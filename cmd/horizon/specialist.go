@@ -388,13 +388,20 @@ func specialistCreate(o *specialistCreateOptions) error {
 	}
 	m := &specialist.Manifest{Name: o.name, Description: strings.TrimSpace(o.description), Tools: o.tools,
 		Prompt: o.prompt, Role: o.role, Model: o.model, Extends: o.extends, Scope: scope}
+	prev, hadPrev := os.ReadFile(specialist.ManifestPath(dir, o.name))
 	path, err := specialist.Create(dir, m, o.force)
 	if err != nil {
 		return usageError{err}
 	}
-	// The new manifest must also fit with the others (extends resolves).
+	// The new manifest must also fit with the others (its extends resolves,
+	// no cycle): otherwise put back what was there.
 	if _, err := specialist.Load(a.specialistDirs()); err != nil {
-		a.warn("%s was written, but the specialists do not load:\n  %v", path, err)
+		if hadPrev == nil {
+			_ = specialist.WriteFile(path, prev)
+		} else {
+			_ = os.Remove(path)
+		}
+		return usageError{fmt.Errorf("specialist create %s: not written, the specialists would not load:\n  %w", o.name, err)}
 	}
 	if o.json {
 		return json.NewEncoder(a.out).Encode(map[string]string{"name": o.name, "scope": string(scope), "path": path})

@@ -257,6 +257,20 @@ func TestSpecialistJSONShapes(t *testing.T) {
 	require.Equal(t, ExitUsage, code)
 	require.Contains(t, errOut, `bad specialist name "Bad_Name"`)
 
+	code, _, errOut = runCLI(t, "specialist", "create", "orphan", "--extends", "ghost", "--repo", repo)
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errOut, `extends "ghost": no such specialist`)
+	require.NoFileExists(t, filepath.Join(projectSpecDir(repo), "orphan.md"), "a manifest that breaks the set is not left behind")
+
+	require.Equal(t, ExitOK, first(runCLI(t, "specialist", "create", "base", "--description", "the base", "--repo", repo)))
+	require.Equal(t, ExitOK, first(runCLI(t, "specialist", "create", "derived", "--extends", "base", "--repo", repo)))
+	code, _, errOut = runCLI(t, "specialist", "create", "base", "--force", "--extends", "derived", "--repo", repo)
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errOut, "extends cycle")
+	b, err := os.ReadFile(filepath.Join(projectSpecDir(repo), "base.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(b), "description: the base", "the replaced manifest is put back")
+
 	code, out, errOut = runCLI(t, "specialist", "create", "mine", "--user", "--description", "d", "--prompt", "Do it.", "--role", "explore", "--repo", repo)
 	require.Equal(t, ExitOK, code, errOut)
 	require.Contains(t, out, filepath.Join(userSpecDir(), "mine.md"))
@@ -381,3 +395,5 @@ func TestSpecialistShowText(t *testing.T) {
 	require.Contains(t, out, `planner is unavailable: no connected model is ranked for role "lead" (there is no cross-role fallback); roles available: analyze`)
 	require.Regexp(t, `code-review\s+project\s+analyze\s+anthropic/claude-opus-4-1`, out)
 }
+
+func first(code int, _, _ string) int { return code }
