@@ -128,6 +128,7 @@ unusable $HORIZON_HOME), 130 interrupted; the README lists them in full.`,
 		newApproveCmd(a, nil), newFakeModelCmd(a, nil), newHistoryCmd(a, nil),
 		a.serviceCmd(), a.notifyCmd(),
 		newSupervisorCmd(a), newQueueCmd(a), newRoadmapCmd(a, nil), newReportCmd(a, nil),
+		newSpecialistCmd(a),
 	)
 	return root
 }

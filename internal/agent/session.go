@@ -103,6 +103,9 @@ type SessionResult struct {
 	Messages int      // messages in the session
 	Asked    []string // permissions and questions the agent asked for and horizon rejected
 	Finish   string   // finish reason of the last step ("stop", "length", "tool-calls", ...)
+	// Children are the sessions the turn delegated to (task calls); their
+	// usage is included in Usage.
+	Children []ChildSession
 }
 
 // Progress is reported while a session runs: at once when the session ID is
@@ -145,8 +148,11 @@ type ocInfo struct {
 	Role     string `json:"role"`
 	ParentID string `json:"parentID"`
 	Agent    string `json:"agent"`
-	Finish   string `json:"finish"`
-	Time     struct {
+	// ProviderID and ModelID name the model of an assistant message.
+	ProviderID string `json:"providerID"`
+	ModelID    string `json:"modelID"`
+	Finish     string `json:"finish"`
+	Time       struct {
 		Created   float64 `json:"created"`
 		Completed float64 `json:"completed"`
 	} `json:"time"`
@@ -395,6 +401,14 @@ func (s *Server) RunSession(ctx context.Context, req SessionRequest, onProgress 
 	}
 	res := buildResult(sid, msgs, baseline, usageFrom)
 	res.Resumed, res.Asked = resumed, r.asked
+	if kids, err := s.children(ctx, dir, sid, turnStart(msgs, usageFrom)); err != nil {
+		log.Warn().Err(err).Msg("child sessions not counted")
+	} else {
+		res.Children = kids
+		for _, k := range kids {
+			res.Usage.plus(k.Usage)
+		}
+	}
 	onProgress(Progress{SessionID: sid, Phase: "done", Usage: res.Usage})
 	log.Info().Int("Messages", res.Messages).Str("Finish", res.Finish).Float64("Cost", res.Usage.Cost).
 		Int64("Input", res.Usage.Input).Int64("Output", res.Usage.Output).Msg("session turn finished")

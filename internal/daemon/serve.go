@@ -232,6 +232,11 @@ func (l *lazySessions) server(ctx context.Context) (*agent.Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if m, err := writeSpecialists(ctx, srv, confDir, l.cfg); err != nil {
+		l.log.Warn().Err(err).Msg("specialists not available to the worker")
+	} else {
+		l.log.Info().Int("Specialists", len(m.Files)).Int("Delegates", len(m.Delegates)).Int("Unavailable", len(m.Unavailable)).Msg("specialists materialised")
+	}
 	l.srv = srv
 	return srv, nil
 }

@@ -1,0 +1,106 @@
+package agent
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Subagents are extra OpenCode agents (horizon's specialists) written next
+// to horizon's own, and the worker's right to delegate to some of them.
+//
+// Delegation is OpenCode's native task tool under a last-match allowlist:
+// the worker's task permission becomes "*": deny followed by one allow per
+// delegate, so a task call naming anything else (a specialist that can
+// write, OpenCode's general agent) is refused by OpenCode itself.
+type Subagents struct {
+	// Files maps an agent name to its agent file content.
+	Files map[string][]byte
+	// Prefix names the files this set owns: a <prefix>*.md agent file not
+	// in Files is stale and removed. Required when Files is used.
+	Prefix string
+	// Delegates are the agents the worker may call through task.
+	Delegates []string
+	// WorkerBrief is appended to the worker's prompt (the delegates and
+	// what each does).
+	WorkerBrief string
+}
+
+// WriteAgentFilesWith is WriteAgentFiles plus subagents: the extra agent
+// files, and a worker allowed to delegate to s.Delegates. With a zero
+// Subagents it writes exactly what WriteAgentFiles writes.
+func WriteAgentFilesWith(dir string, s Subagents) error {
+	if len(s.Files) > 0 && s.Prefix == "" {
+		return fmt.Errorf("write agent files: subagent files need a prefix")
+	}
+	for name := range s.Files {
+		if !strings.HasPrefix(name, s.Prefix) || slices.Contains(AgentNames(), name) {
+			return fmt.Errorf("write agent files: subagent %q must start with %q and not be one of horizon's agents", name, s.Prefix)
+		}
+	}
+	for _, d := range s.Delegates {
+		if _, ok := s.Files[d]; !ok {
+			return fmt.Errorf("write agent files: delegate %q has no agent file", d)
+		}
+	}
+	agentDir := filepath.Join(dir, "agent")
+	if err := os.MkdirAll(agentDir, 0o755); err != nil {
+		return fmt.Errorf("write agent files: %w", err)
+	}
+	for _, spec := range agentSpecs {
+		if spec.name == AgentWorker {
+			spec = spec.withDelegates(s.Delegates, s.WorkerBrief)
+		}
+		if err := writeIfChanged(filepath.Join(agentDir, spec.name+".md"), spec.render()); err != nil {
+			return fmt.Errorf("write agent files: %w", err)
+		}
+	}
+	for name, content := range s.Files {
+		if err := writeIfChanged(filepath.Join(agentDir, name+".md"), content); err != nil {
+			return fmt.Errorf("write agent files: %w", err)
+		}
+	}
+	if s.Prefix == "" {
+		return nil
+	}
+	ents, err := os.ReadDir(agentDir)
+	if err != nil {
+		return fmt.Errorf("write agent files: %w", err)
+	}
+	for _, e := range ents {
+		name := strings.TrimSuffix(e.Name(), ".md")
+		if strings.HasPrefix(e.Name(), s.Prefix) && strings.HasSuffix(e.Name(), ".md") {
+			if _, ok := s.Files[name]; !ok {
+				if err := os.Remove(filepath.Join(agentDir, e.Name())); err != nil {
+					return fmt.Errorf("write agent files: remove stale %s: %w", e.Name(), err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// withDelegates returns the spec with its task permission turned into the
+// allowlist of delegates, and brief appended to its prompt.
+func (s agentSpec) withDelegates(delegates []string, brief string) agentSpec {
+	if len(delegates) == 0 {
+		return s
+	}
+	perms := slices.Clone(s.permissions)
+	task := permission{key: "task", patterns: [][2]string{{"*", "deny"}}}
+	for _, d := range slices.Sorted(slices.Values(delegates)) {
+		task.patterns = append(task.patterns, [2]string{d, "allow"})
+	}
+	for i, p := range perms {
+		if p.key == "task" {
+			perms[i] = task
+		}
+	}
+	s.permissions = perms
+	if brief != "" {
+		s.prompt = s.prompt + brief
+	}
+	return s
+}
