@@ -194,12 +194,12 @@ func (p *plannedRun) prepare(ctx workflow.Context) error {
 		return err
 	}
 	p.setup = Setup{Models: pre.Models, Paid: pre.Paid, Tiers: pre.Tiers, LocalContext: pre.LocalContext}
-	p.setup.Lead, p.setup.LeadPaid = pre.Models["worker"], pre.Paid["worker"]
+	p.setup.Lead, p.setup.LeadPaid = pre.Models[horizon.RoleWorker], pre.Paid[horizon.RoleWorker]
 	if in.Model == "" && pre.Tiers[ladder.T4].Available {
 		// Planning is the lead's role: the metered T4 rung when connected.
 		p.setup.Lead, p.setup.LeadPaid = pre.Tiers[ladder.T4].Model, true
 	}
-	st.Models, st.Model = p.setup.Models, p.setup.Models["worker"]
+	st.Models, st.Model = p.setup.Models, p.setup.Models[horizon.RoleWorker]
 
 	// The baseline and the lead's reading both use a lane at the base
 	// commit; features get lanes of their own, cut from the integration

@@ -65,7 +65,7 @@ func (w *world) env() *testsuite.TestWorkflowEnvironment {
 	e.RegisterWorkflowWithOptions(FeatureWorkflow, workflow.RegisterOptions{Name: FeatureWorkflowName})
 	e.RegisterActivity(&activities.Activities{})
 	e.OnActivity(a.Preflight, mock.Anything, mock.Anything).Return(activities.PreflightOutput{
-		Gate: ".horizon/verify.sh", Models: map[string]string{"worker": "fake/m", "auditor": "fake/m"},
+		Gate: ".horizon/verify.sh", Models: map[horizon.Role]string{horizon.RoleWorker: "fake/m", horizon.RoleAuditor: "fake/m"},
 	}, nil)
 	e.OnActivity(a.PrepareLane, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.LaneInput) (activities.Lane, error) {
 		return activities.Lane{Path: "/lanes/run-1/" + in.Feature, Branch: horizon.LaneBranch(in.RunID, in.Feature), Base: "base-" + in.Feature}, nil
