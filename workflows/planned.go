@@ -234,7 +234,7 @@ func (p *plannedRun) given(ctx workflow.Context) error {
 	if p.in.PlanApproved {
 		p.carry.Approved = append(p.carry.Approved, "plan")
 	}
-	p.rec.decide(ctx, "", fmt.Sprintf("took the supervisor's plan: %d milestones, %d features (ambiguity %s)", len(plan.Milestones), plan.Counts().Work(), plan.Ambiguity),
+	p.rec.decide(ctx, "", fmt.Sprintf("took the supervisor's plan: %s, %s (ambiguity %s)", horizon.Plural(len(plan.Milestones), "milestone"), horizon.Plural(plan.Counts().Work(), "feature"), plan.Ambiguity),
 		"the lead decomposed this roadmap item before the run started")
 	p.s.phase(ctx, horizon.PhaseFeatures)
 	return p.rec.save(ctx)
@@ -268,7 +268,7 @@ func (p *plannedRun) plan(ctx workflow.Context, lanePath string) error {
 	}
 	plan := planned.Plan
 	st.Plan = &plan
-	p.rec.decide(ctx, "", fmt.Sprintf("planned %d milestones, %d features (ambiguity %s)", len(plan.Milestones), plan.Counts().Work(), plan.Ambiguity),
+	p.rec.decide(ctx, "", fmt.Sprintf("planned %s, %s (ambiguity %s)", horizon.Plural(len(plan.Milestones), "milestone"), horizon.Plural(plan.Counts().Work(), "feature"), plan.Ambiguity),
 		fmt.Sprintf("the lead's plan was accepted after %d tries", planned.Tries), planned.Rejected...)
 	for _, as := range plan.Assumptions {
 		p.rec.decide(ctx, "", "assumed: "+as, fmt.Sprintf("the goal does not say; the lead assumed it (ambiguity %s)", plan.Ambiguity))

@@ -303,6 +303,7 @@ func TestPlanSemiWaitsAtMilestone(t *testing.T) {
 	require.NotNil(t, waiting.Waiting)
 	require.Equal(t, horizon.CheckpointMilestone, waiting.Waiting.Kind)
 	require.Equal(t, "m2", waiting.Waiting.Subject)
+	require.Equal(t, "milestone m2 (docs): 1 feature", waiting.Waiting.Summary)
 	require.Equal(t, horizon.PhaseApproval, waiting.Phase)
 	require.Equal(t, horizon.FeatureAccepted, statuses(waiting.Plan)["f1"])
 	require.Equal(t, horizon.FeaturePending, statuses(waiting.Plan)["f2"], "nothing of m2 ran before the approval")
