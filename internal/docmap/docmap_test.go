@@ -170,3 +170,48 @@ func TestWhereReadsTheSection(t *testing.T) {
 	_, err = where(readme)
 	require.ErrorContains(t, err, "no \"### Where things are\" section")
 }
+
+// The file-by-file map names every workflow file, every activity (an
+// exported method of activities.Activities) and every internal package.
+func TestMapNamesEveryFile(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	readme := string(b)
+	var missing []string
+	files, err := filepath.Glob(filepath.Join(root, "workflows", "*.go"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		if name := "workflows/" + filepath.Base(f); !strings.HasSuffix(f, "_test.go") && !strings.Contains(readme, name) {
+			missing = append(missing, name)
+		}
+	}
+	fset := token.NewFileSet()
+	files, err = filepath.Glob(filepath.Join(root, "activities", "*.go"))
+	require.NoError(t, err)
+	activities := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+		require.NoError(t, err)
+		for _, d := range af.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && receiver(fd) == "Activities" && fd.Name.IsExported() {
+				activities++
+				if !regexp.MustCompile(`\b` + fd.Name.Name + `\b[^\n]*activities/` + filepath.Base(f)).MatchString(readme) {
+					missing = append(missing, "activity "+fd.Name.Name+" with activities/"+filepath.Base(f))
+				}
+			}
+		}
+	}
+	require.NotZero(t, activities)
+	dirs, err := os.ReadDir(filepath.Join(root, "internal"))
+	require.NoError(t, err)
+	for _, d := range dirs {
+		if name := "internal/" + d.Name() + "/"; d.IsDir() && !strings.Contains(readme, name) {
+			missing = append(missing, name)
+		}
+	}
+	require.Empty(t, missing, "the README's architecture map does not name these")
+}
