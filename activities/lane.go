@@ -33,7 +33,7 @@ func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (Prefligh
 	if err := checkSubmodules(ctx, in.Repo, in.BaseCommit); err != nil {
 		return PreflightOutput{}, submoduleFailure("preflight", err)
 	}
-	out := PreflightOutput{Gate: g, Models: map[string]string{}, Why: map[string]string{}, Paid: map[string]bool{}}
+	out := PreflightOutput{Gate: g, Models: map[horizon.Role]string{}, Why: map[horizon.Role]string{}, Paid: map[horizon.Role]bool{}}
 	lb, err := LoadLeaderboard(in.ModelsFile)
 	if err != nil {
 		return PreflightOutput{}, badInput("%v", err)
@@ -55,7 +55,7 @@ func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (Prefligh
 		return PreflightOutput{}, fmt.Errorf("preflight: models OpenCode can use: %w", err)
 	}
 	for _, role := range Roles {
-		c, err := lb.Resolve(role, connected)
+		c, err := lb.Resolve(string(role), connected)
 		if err != nil {
 			return PreflightOutput{}, temporal.NewNonRetryableApplicationError(
 				fmt.Sprintf("role %s: %v (pass --model PROVIDER/MODEL to use one model for every role)", role, err), ErrTypeUnknownModel, nil)
@@ -96,7 +96,7 @@ func Paid(lb *ladder.Leaderboard, route string) bool {
 }
 
 // Roles are the agent roles a run needs a model for.
-var Roles = []string{"worker", "auditor"}
+var Roles = []horizon.Role{horizon.RoleWorker, horizon.RoleAuditor}
 
 // LoadLeaderboard reads a leaderboard file, or returns the bundled one for "".
 func LoadLeaderboard(path string) (*ladder.Leaderboard, error) {

@@ -38,10 +38,10 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 	}
 	agentName := AgentWorker
 	prompt := in.Prompt
-	if in.Role == "explorer" || in.Role == "lead" {
+	if in.Role == horizon.RoleExplorer || in.Role == horizon.RoleLead {
 		agentName = AgentExplorer
 	}
-	if in.Role == "auditor" {
+	if in.Role == horizon.RoleAuditor {
 		agentName = AgentAuditor
 		diff, err := laneDiff(ctx, in.Lane, in.BaseCommit)
 		if err != nil {
@@ -96,11 +96,11 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 	if err := a.recordSpend(in.RunID, fmt.Sprintf("%s/%s/%d/%s", in.RunID, in.Feature, in.Attempt, in.Role), out.Usage.Cost); err != nil {
 		return out, err
 	}
-	if in.Role == "explorer" {
+	if in.Role == horizon.RoleExplorer {
 		out.Notes = lastBytes(res.Text, 6000)
 		return out, nil
 	}
-	if in.Role == "lead" {
+	if in.Role == horizon.RoleLead {
 		p, err := validPlan(in.Goal, res.Text)
 		if err != nil {
 			out.ProtocolError = err.Error()

@@ -52,7 +52,7 @@ func (a *Activities) availability(lb *ladder.Leaderboard, forced string, connect
 		av[ladder.T4] = ladder.Rung{Reason: "--model forces one model"}
 		return av
 	}
-	if c, err := lb.ResolveLocal("build", connected); err == nil {
+	if c, err := lb.ResolveLocal(string(horizon.RoleBuild), connected); err == nil {
 		av[ladder.T1] = ladder.Rung{Available: true, Applier: ApplierOpenCode, Model: c.Route}
 	} else {
 		av[ladder.T1] = ladder.Rung{Reason: "no local build model connected"}
@@ -71,13 +71,13 @@ func (a *Activities) availability(lb *ladder.Leaderboard, forced string, connect
 			metered = append(metered, r)
 		}
 	}
-	t3, err3 := lb.Resolve("build", metered)
+	t3, err3 := lb.Resolve(string(horizon.RoleBuild), metered)
 	if err3 == nil {
 		av[ladder.T3] = ladder.Rung{Available: true, Applier: ApplierOpenCode, Model: t3.Route}
 	} else {
 		av[ladder.T3] = ladder.Rung{Reason: "no metered build model connected"}
 	}
-	if t4, err := lb.Resolve("lead", metered); err == nil && (err3 != nil || t4.Route != t3.Route) {
+	if t4, err := lb.Resolve(string(horizon.RoleLead), metered); err == nil && (err3 != nil || t4.Route != t3.Route) {
 		av[ladder.T4] = ladder.Rung{Available: true, Applier: ApplierOpenCode, Model: t4.Route}
 	} else {
 		av[ladder.T4] = ladder.Rung{Reason: "no metered lead model other than T3's"}

@@ -30,12 +30,12 @@ type PreflightInput struct {
 
 // PreflightOutput tells what the run will use.
 type PreflightOutput struct {
-	Gate   string            // how the gate was found, e.g. ".horizon/verify.sh"
-	Models map[string]string // role (worker, auditor) → provider/model
-	Why    map[string]string // role → why that model
+	Gate   string                  // how the gate was found, e.g. ".horizon/verify.sh"
+	Models map[horizon.Role]string // role (worker, auditor) → provider/model
+	Why    map[horizon.Role]string // role → why that model
 	// Paid marks roles whose model is metered: their sessions run on the
 	// paid task queue, one at a time across all runs.
-	Paid map[string]bool
+	Paid map[horizon.Role]bool
 	// Tiers is the routing ladder's availability for this run.
 	Tiers ladder.Availability
 	// LocalContext is the T1 model's context length (leaderboard), for the

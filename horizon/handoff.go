@@ -268,7 +268,7 @@ func handoffBlocked(b *strings.Builder, _ HandoffInput, v handoffView) {
 		if bl := it.f.Blocker; bl != nil {
 			typ, ev = dash(bl.Type), dash(oneLine(bl.Evidence))
 		}
-		fmt.Fprintf(b, "- **%s** %s%s — `%s`: %s (after %d attempt(s))\n", it.f.ID, it.f.Title, partOf(it.f), typ, ev, it.f.AttemptCount())
+		fmt.Fprintf(b, "- **%s** %s%s — `%s`: %s (after %s)\n", it.f.ID, it.f.Title, partOf(it.f), typ, ev, Plural(it.f.AttemptCount(), "attempt"))
 	}
 }
 
@@ -285,7 +285,7 @@ func handoffOpen(b *strings.Builder, in HandoffInput, v handoffView) {
 		if st == "" {
 			st = string(FeaturePending)
 		}
-		fmt.Fprintf(b, "- **%s** %s%s — %s, %d attempt(s)", f.ID, f.Title, partOf(f), st, f.AttemptCount())
+		fmt.Fprintf(b, "- **%s** %s%s — %s, %s", f.ID, f.Title, partOf(f), st, Plural(f.AttemptCount(), "attempt"))
 		if f.Strategy != "" {
 			fmt.Fprintf(b, ", next strategy: %s", f.Strategy.Title())
 		}

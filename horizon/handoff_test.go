@@ -152,7 +152,7 @@ func TestHandoffFlattensModelText(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, p.Block("f1", Blocker{Type: "platform_limit", Evidence: "line one of the error\n## injected heading\nline three"}))
 	got := Handoff(HandoffInput{RunID: "r1", Status: StatusBlocked, Plan: p})
-	require.Contains(t, got, "- **f1** two lines — `platform_limit`: line one of the error ## injected heading line three (after 0 attempt(s))")
+	require.Contains(t, got, "- **f1** two lines — `platform_limit`: line one of the error ## injected heading line three (after 0 attempts)")
 	require.NotContains(t, got, "\n## injected")
 }
 

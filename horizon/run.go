@@ -154,34 +154,34 @@ type Attempt struct {
 // RunState is the whole observable state of a run, returned by the status
 // query and carried in the workflow's result or failure details.
 type RunState struct {
-	RunID       string            `json:"run_id"`
-	Goal        string            `json:"goal"`
-	Repo        string            `json:"repo"`
-	BaseRef     string            `json:"base_ref,omitempty"`
-	BaseCommit  string            `json:"base_commit"`
-	Branch      string            `json:"branch"`
-	Feature     string            `json:"feature"`
-	LaneBranch  string            `json:"lane_branch,omitempty"`
-	Lane        string            `json:"lane,omitempty"`
-	Model       string            `json:"model"`            // the worker's
-	Models      map[string]string `json:"models,omitempty"` // role → provider/model
-	MaxAttempts int               `json:"max_attempts"`
-	Status      Status            `json:"status"`
-	Phase       Phase             `json:"phase"`
-	Reason      string            `json:"reason,omitempty"`
-	ReasonKind  ReasonKind        `json:"reason_kind,omitempty"`
-	Blocker     *Blocker          `json:"blocker,omitempty"`
-	Commit      string            `json:"commit,omitempty"`
-	Baseline    *GateRun          `json:"baseline,omitempty"` // the gate on the base commit, before any change
-	Handoff     string            `json:"handoff,omitempty"`  // path of handoff.md, written when the run ends
-	Paused      bool              `json:"paused,omitempty"`   // held by `horizon pause` before its next attempt
-	Attempts    []Attempt         `json:"attempts"`
-	Usage       Usage             `json:"usage"`
-	Ceiling     float64           `json:"ceiling,omitempty"`     // spend ceiling in USD, 0: none
-	DayCeiling  float64           `json:"day_ceiling,omitempty"` // all runs' spend per UTC day, 0: none
-	DaySpent    float64           `json:"day_spent,omitempty"`   // today's spend across runs, as last read
-	StartedAt   time.Time         `json:"started_at"`
-	UpdatedAt   time.Time         `json:"updated_at"`
+	RunID       string          `json:"run_id"`
+	Goal        string          `json:"goal"`
+	Repo        string          `json:"repo"`
+	BaseRef     string          `json:"base_ref,omitempty"`
+	BaseCommit  string          `json:"base_commit"`
+	Branch      string          `json:"branch"`
+	Feature     string          `json:"feature"`
+	LaneBranch  string          `json:"lane_branch,omitempty"`
+	Lane        string          `json:"lane,omitempty"`
+	Model       string          `json:"model"`            // the worker's
+	Models      map[Role]string `json:"models,omitempty"` // role → provider/model
+	MaxAttempts int             `json:"max_attempts"`
+	Status      Status          `json:"status"`
+	Phase       Phase           `json:"phase"`
+	Reason      string          `json:"reason,omitempty"`
+	ReasonKind  ReasonKind      `json:"reason_kind,omitempty"`
+	Blocker     *Blocker        `json:"blocker,omitempty"`
+	Commit      string          `json:"commit,omitempty"`
+	Baseline    *GateRun        `json:"baseline,omitempty"` // the gate on the base commit, before any change
+	Handoff     string          `json:"handoff,omitempty"`  // path of handoff.md, written when the run ends
+	Paused      bool            `json:"paused,omitempty"`   // held by `horizon pause` before its next attempt
+	Attempts    []Attempt       `json:"attempts"`
+	Usage       Usage           `json:"usage"`
+	Ceiling     float64         `json:"ceiling,omitempty"`     // spend ceiling in USD, 0: none
+	DayCeiling  float64         `json:"day_ceiling,omitempty"` // all runs' spend per UTC day, 0: none
+	DaySpent    float64         `json:"day_spent,omitempty"`   // today's spend across runs, as last read
+	StartedAt   time.Time       `json:"started_at"`
+	UpdatedAt   time.Time       `json:"updated_at"`
 
 	// Planned runs (horizon start without --single) also carry:
 

@@ -1,6 +1,7 @@
 package horizon
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -87,4 +88,15 @@ func TestBriefGuidanceAndRetrieval(t *testing.T) {
 	require.Contains(t, r, "ParseDate")
 	require.Contains(t, r, "undefined: ParseDate")
 	require.NotContains(t, r, "horizon-report")
+}
+
+// Models keyed by Role are on the wire exactly as when they were keyed by
+// string: recorded histories and status JSON keep decoding.
+func TestRunStateModelsWire(t *testing.T) {
+	b, err := json.Marshal(RunState{Models: map[Role]string{RoleWorker: "p/coder", RoleAuditor: "p/reviewer"}})
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"models":{"auditor":"p/reviewer","worker":"p/coder"}`)
+	var st RunState
+	require.NoError(t, json.Unmarshal([]byte(`{"models":{"worker":"a/b","lead":"c/d"}}`), &st))
+	require.Equal(t, map[Role]string{RoleWorker: "a/b", RoleLead: "c/d"}, st.Models)
 }

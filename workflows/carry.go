@@ -29,8 +29,8 @@ type Carry struct {
 
 // Setup is what preflight resolved for a run, handed to its features.
 type Setup struct {
-	Models       map[string]string
-	Paid         map[string]bool
+	Models       map[horizon.Role]string
+	Paid         map[horizon.Role]bool
 	Tiers        ladder.Availability
 	LocalContext int
 	// Lead is the model that plans and decomposes; LeadPaid says it is
@@ -41,7 +41,7 @@ type Setup struct {
 
 // queue is the task queue for a role's sessions: the paid queue for
 // metered models, the run's own otherwise ("" means the workflow's queue).
-func (s Setup) queue(role, paidQueue string) string {
+func (s Setup) queue(role horizon.Role, paidQueue string) string {
 	if s.Paid[role] && paidQueue != "" {
 		return paidQueue
 	}

@@ -31,14 +31,14 @@ func (c *checkpoints) approvePlan(ctx workflow.Context) (waited bool, err error)
 		return false, nil
 	}
 	return true, c.await(ctx, horizon.CheckpointPlan, "plan",
-		fmt.Sprintf("the plan (ambiguity %s): %d milestones, %d features", st.Plan.Ambiguity, len(st.Plan.Milestones), st.Plan.Counts().Work()))
+		fmt.Sprintf("the plan (ambiguity %s): %s, %s", st.Plan.Ambiguity, horizon.Plural(len(st.Plan.Milestones), "milestone"), horizon.Plural(st.Plan.Counts().Work(), "feature")))
 }
 
 // approveWork waits at the checkpoint before milestone m (not the first)
 // or before feature f's first attempt, if the autonomy level wants one.
 func (c *checkpoints) approveWork(ctx workflow.Context, mi int, m horizon.Milestone, f horizon.Feature) (waited bool, err error) {
 	if mi > 0 && m.Status == horizon.MilestonePending && c.needs(horizon.CheckpointMilestone, m.ID) {
-		return true, c.await(ctx, horizon.CheckpointMilestone, m.ID, fmt.Sprintf("milestone %s (%s): %d features", m.ID, m.Title, len(m.Features)))
+		return true, c.await(ctx, horizon.CheckpointMilestone, m.ID, fmt.Sprintf("milestone %s (%s): %s", m.ID, m.Title, horizon.Plural(len(m.Features), "feature")))
 	}
 	if f.Status != horizon.FeatureRunning && len(f.Attempts) == 0 && c.needs(horizon.CheckpointFeature, f.ID) {
 		return true, c.await(ctx, horizon.CheckpointFeature, f.ID, fmt.Sprintf("feature %s: %s", f.ID, f.Title))

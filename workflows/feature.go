@@ -106,7 +106,7 @@ func newFeatureRun(ctx workflow.Context, in FeatureInput) (*featureRun, error) {
 	feat := in.Feature
 	s := &runStatus{indexed: horizon.StatusRunning, state: horizon.RunState{
 		RunID: in.RunID, Goal: in.Goal, Repo: in.Repo, BaseCommit: in.BaseCommit, Branch: horizon.IntegrationBranch(in.RunID),
-		Feature: feat.ID, Model: in.Setup.Models["worker"], Models: in.Setup.Models, Status: horizon.StatusRunning, Phase: horizon.PhaseLane,
+		Feature: feat.ID, Model: in.Setup.Models[horizon.RoleWorker], Models: in.Setup.Models, Status: horizon.StatusRunning, Phase: horizon.PhaseLane,
 		Baseline: in.Baseline, Ceiling: in.Control.Ceiling, DayCeiling: in.Control.DayCeiling, Paused: in.Control.Paused,
 		Attempts: slices.Clone(feat.Attempts), Budget: in.Budget, StartedAt: workflow.Now(ctx), UpdatedAt: workflow.Now(ctx),
 	}}
@@ -121,7 +121,7 @@ func newFeatureRun(ctx workflow.Context, in FeatureInput) (*featureRun, error) {
 	}
 	f.loop = &loop{
 		s: s, runID: in.RunID, goal: in.Goal, repo: in.Repo, baseCommit: in.BaseCommit,
-		job:   job{id: id, task: horizon.FeatureTask(in.Goal, feat), title: feat.Title, kind: string(feat.Kind), paths: feat.Paths},
+		job:   job{id: id, task: horizon.FeatureTask(in.Goal, feat), title: feat.Title, kind: feat.Kind, paths: feat.Paths},
 		setup: in.Setup, limits: in.Limits.withDefaults(), paidQueue: in.PaidQueue, throttleAt: in.ThrottleAt,
 		prior: in.Prior, onBlocker: f.handOver,
 	}
@@ -263,13 +263,13 @@ func (f *featureRun) continueAsNew(ctx workflow.Context) error {
 // on with a worker attempt under the decomposition strategy instead.
 func (f *featureRun) decompose(ctx workflow.Context, n int, prev *horizon.Attempt) ([]horizon.Feature, error) {
 	feat, l := f.soFar(), f.loop
-	model, queue := l.setup.Models["worker"], l.setup.queue("worker", l.paidQueue)
+	model, queue := l.setup.Models[horizon.RoleWorker], l.setup.queue(horizon.RoleWorker, l.paidQueue)
 	if s := l.setup; s.Lead != "" {
 		model, queue = s.Lead, s.leadQueue(l.paidQueue)
 	}
 	var out activities.SessionOutput
 	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("lead · decompose %s · after attempt %d", feat.ID, n-1), queue), a.AgentSession, activities.SessionInput{
-		RunID: l.runID, Feature: feat.ID, Attempt: n, Role: "lead", Goal: l.goal, Lane: l.lane.Path, BaseCommit: l.baseCommit,
+		RunID: l.runID, Feature: feat.ID, Attempt: n, Role: horizon.RoleLead, Goal: l.goal, Lane: l.lane.Path, BaseCommit: l.baseCommit,
 		Model: model, Prompt: horizon.DecomposeBrief(l.goal, feat, prev),
 	}, &out); err != nil {
 		return nil, err

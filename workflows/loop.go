@@ -128,7 +128,7 @@ func (l *loop) change(ctx workflow.Context, n int, prev *horizon.Attempt, p plan
 	}
 	var work activities.SessionOutput
 	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("worker · %s · attempt %d · %s", l.job.id, n, p.model), p.queue), a.AgentSession, activities.SessionInput{
-		RunID: l.runID, Feature: l.job.id, Attempt: n, Role: "worker", Lane: l.lane.Path, BaseCommit: l.baseCommit,
+		RunID: l.runID, Feature: l.job.id, Attempt: n, Role: horizon.RoleWorker, Lane: l.lane.Path, BaseCommit: l.baseCommit,
 		Model: p.model, Prompt: horizon.WorkerBrief(l.job.task, n, l.s.state.MaxAttempts, prev, guidance),
 	}, &work); err != nil {
 		return false, err
@@ -153,7 +153,7 @@ func (l *loop) codemods(ctx workflow.Context, n int) error {
 		return err
 	}
 	c := l.s.state.Current()
-	c.Report = &horizon.Report{Status: "satisfied", Summary: fmt.Sprintf("codemods made %d changes in %d files", cm.Applied, len(cm.Files))}
+	c.Report = &horizon.Report{Status: horizon.ReportSatisfied, Summary: fmt.Sprintf("codemods made %d changes in %d files", cm.Applied, len(cm.Files))}
 	if len(cm.Problems) > 0 {
 		c.Report.Summary += "; skipped: " + strings.Join(cm.Problems, "; ")
 	}
@@ -180,7 +180,7 @@ func (l *loop) diagnose(ctx workflow.Context, n int, prev *horizon.Attempt) (str
 func (l *loop) blocker() (horizon.Blocker, bool) {
 	c := l.s.state.Current()
 	rep := c.Report
-	if rep == nil || rep.Status != "blocked" {
+	if rep == nil || rep.Status != horizon.ReportBlocked {
 		return horizon.Blocker{}, false
 	}
 	b, err := horizon.CheckReportBlocker(*rep)
@@ -215,9 +215,9 @@ func (l *loop) audit(ctx workflow.Context, n int) (accepted bool, err error) {
 	l.s.phase(ctx, horizon.PhaseAudit)
 	gateRun := l.s.state.Current().Gate
 	var audit activities.SessionOutput
-	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("auditor · %s · attempt %d", l.job.id, n), l.setup.queue("auditor", l.paidQueue)), a.AgentSession, activities.SessionInput{
-		RunID: l.runID, Feature: l.job.id, Attempt: n, Role: "auditor", Lane: l.lane.Path, BaseCommit: l.baseCommit,
-		Model: l.setup.Models["auditor"], Prompt: horizon.AuditBrief(l.job.task, n, gateRun, horizon.DiffPlaceholder),
+	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("auditor · %s · attempt %d", l.job.id, n), l.setup.queue(horizon.RoleAuditor, l.paidQueue)), a.AgentSession, activities.SessionInput{
+		RunID: l.runID, Feature: l.job.id, Attempt: n, Role: horizon.RoleAuditor, Lane: l.lane.Path, BaseCommit: l.baseCommit,
+		Model: l.setup.Models[horizon.RoleAuditor], Prompt: horizon.AuditBrief(l.job.task, n, gateRun, horizon.DiffPlaceholder),
 	}, &audit); err != nil {
 		return false, err
 	}
@@ -227,7 +227,7 @@ func (l *loop) audit(ctx workflow.Context, n int) (accepted bool, err error) {
 	c.Audit = audit.Audit
 	if audit.ProtocolError != "" {
 		// An auditor that does not deliver a verdict has not accepted.
-		c.Audit = &horizon.Audit{Verdict: "reject", Findings: []horizon.Finding{{Severity: "concern", Note: "the auditor gave no valid verdict: " + audit.ProtocolError}}}
+		c.Audit = &horizon.Audit{Verdict: horizon.VerdictReject, Findings: []horizon.Finding{{Severity: horizon.SeverityConcern, Note: "the auditor gave no valid verdict: " + audit.ProtocolError}}}
 	}
 	if !c.Audit.Accepted() {
 		c.Outcome = horizon.OutcomeRejected
@@ -259,7 +259,7 @@ type job struct {
 	id    string
 	task  string
 	title string
-	kind  string
+	kind  horizon.FeatureKind
 	paths []string
 }
 

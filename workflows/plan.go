@@ -44,7 +44,7 @@ func PlanWorkflow(ctx workflow.Context, in PlanInput) (*PlanResult, error) {
 	}, &pre); err != nil {
 		return nil, err
 	}
-	model := pre.Models["worker"]
+	model := pre.Models[horizon.RoleWorker]
 	if in.Model == "" {
 		// Planning is the lead's role; the leaderboard's lead choice is the
 		// metered T4 rung when one is connected.
@@ -87,7 +87,7 @@ func (l lead) plan(ctx workflow.Context, lanePath, goal string) (res *PlanResult
 		res.Tries = try
 		var out activities.SessionOutput
 		if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("lead · plan · try %d", try), l.queue), a.AgentSession, activities.SessionInput{
-			RunID: l.runID, Feature: "plan", Attempt: try, Role: "lead", Goal: goal, Lane: lanePath, BaseCommit: l.baseCommit,
+			RunID: l.runID, Feature: "plan", Attempt: try, Role: horizon.RoleLead, Goal: goal, Lane: lanePath, BaseCommit: l.baseCommit,
 			Model: l.model, Prompt: horizon.PlanBrief(goal, problem),
 		}, &out); err != nil {
 			return res, problem, err

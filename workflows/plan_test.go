@@ -28,7 +28,7 @@ func TestPlanWorkflowRetriesInvalidPlans(t *testing.T) {
 	e := s.NewTestWorkflowEnvironment()
 	e.RegisterWorkflow(PlanWorkflow)
 	e.RegisterActivity(&activities.Activities{})
-	e.OnActivity(a.Preflight, mock.Anything, mock.Anything).Return(activities.PreflightOutput{Models: map[string]string{"worker": "p/m"}}, nil)
+	e.OnActivity(a.Preflight, mock.Anything, mock.Anything).Return(activities.PreflightOutput{Models: map[horizon.Role]string{horizon.RoleWorker: "p/m"}}, nil)
 	e.OnActivity(a.PrepareLane, mock.Anything, mock.Anything).Return(activities.Lane{Path: "/lane"}, nil)
 	var briefs []string
 	e.OnActivity(a.AgentSession, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.SessionInput) (activities.SessionOutput, error) {

@@ -194,12 +194,12 @@ func (p *plannedRun) prepare(ctx workflow.Context) error {
 		return err
 	}
 	p.setup = Setup{Models: pre.Models, Paid: pre.Paid, Tiers: pre.Tiers, LocalContext: pre.LocalContext}
-	p.setup.Lead, p.setup.LeadPaid = pre.Models["worker"], pre.Paid["worker"]
+	p.setup.Lead, p.setup.LeadPaid = pre.Models[horizon.RoleWorker], pre.Paid[horizon.RoleWorker]
 	if in.Model == "" && pre.Tiers[ladder.T4].Available {
 		// Planning is the lead's role: the metered T4 rung when connected.
 		p.setup.Lead, p.setup.LeadPaid = pre.Tiers[ladder.T4].Model, true
 	}
-	st.Models, st.Model = p.setup.Models, p.setup.Models["worker"]
+	st.Models, st.Model = p.setup.Models, p.setup.Models[horizon.RoleWorker]
 
 	// The baseline and the lead's reading both use a lane at the base
 	// commit; features get lanes of their own, cut from the integration
@@ -234,7 +234,7 @@ func (p *plannedRun) given(ctx workflow.Context) error {
 	if p.in.PlanApproved {
 		p.carry.Approved = append(p.carry.Approved, "plan")
 	}
-	p.rec.decide(ctx, "", fmt.Sprintf("took the supervisor's plan: %d milestones, %d features (ambiguity %s)", len(plan.Milestones), plan.Counts().Work(), plan.Ambiguity),
+	p.rec.decide(ctx, "", fmt.Sprintf("took the supervisor's plan: %s, %s (ambiguity %s)", horizon.Plural(len(plan.Milestones), "milestone"), horizon.Plural(plan.Counts().Work(), "feature"), plan.Ambiguity),
 		"the lead decomposed this roadmap item before the run started")
 	p.s.phase(ctx, horizon.PhaseFeatures)
 	return p.rec.save(ctx)
@@ -268,7 +268,7 @@ func (p *plannedRun) plan(ctx workflow.Context, lanePath string) error {
 	}
 	plan := planned.Plan
 	st.Plan = &plan
-	p.rec.decide(ctx, "", fmt.Sprintf("planned %d milestones, %d features (ambiguity %s)", len(plan.Milestones), plan.Counts().Work(), plan.Ambiguity),
+	p.rec.decide(ctx, "", fmt.Sprintf("planned %s, %s (ambiguity %s)", horizon.Plural(len(plan.Milestones), "milestone"), horizon.Plural(plan.Counts().Work(), "feature"), plan.Ambiguity),
 		fmt.Sprintf("the lead's plan was accepted after %d tries", planned.Tries), planned.Rejected...)
 	for _, as := range plan.Assumptions {
 		p.rec.decide(ctx, "", "assumed: "+as, fmt.Sprintf("the goal does not say; the lead assumed it (ambiguity %s)", plan.Ambiguity))

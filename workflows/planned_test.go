@@ -65,7 +65,7 @@ func (w *world) env() *testsuite.TestWorkflowEnvironment {
 	e.RegisterWorkflowWithOptions(FeatureWorkflow, workflow.RegisterOptions{Name: FeatureWorkflowName})
 	e.RegisterActivity(&activities.Activities{})
 	e.OnActivity(a.Preflight, mock.Anything, mock.Anything).Return(activities.PreflightOutput{
-		Gate: ".horizon/verify.sh", Models: map[string]string{"worker": "fake/m", "auditor": "fake/m"},
+		Gate: ".horizon/verify.sh", Models: map[horizon.Role]string{horizon.RoleWorker: "fake/m", horizon.RoleAuditor: "fake/m"},
 	}, nil)
 	e.OnActivity(a.PrepareLane, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.LaneInput) (activities.Lane, error) {
 		return activities.Lane{Path: "/lanes/run-1/" + in.Feature, Branch: horizon.LaneBranch(in.RunID, in.Feature), Base: "base-" + in.Feature}, nil
@@ -303,6 +303,7 @@ func TestPlanSemiWaitsAtMilestone(t *testing.T) {
 	require.NotNil(t, waiting.Waiting)
 	require.Equal(t, horizon.CheckpointMilestone, waiting.Waiting.Kind)
 	require.Equal(t, "m2", waiting.Waiting.Subject)
+	require.Equal(t, "milestone m2 (docs): 1 feature", waiting.Waiting.Summary)
 	require.Equal(t, horizon.PhaseApproval, waiting.Phase)
 	require.Equal(t, horizon.FeatureAccepted, statuses(waiting.Plan)["f1"])
 	require.Equal(t, horizon.FeaturePending, statuses(waiting.Plan)["f2"], "nothing of m2 ran before the approval")

@@ -31,7 +31,7 @@ type plan struct {
 // serve the card blocks the run with the ladder's reason as evidence.
 func (l *loop) route(ctx workflow.Context) (plan, error) {
 	if l.setup.Tiers == nil {
-		return plan{model: l.setup.Models["worker"], queue: l.setup.queue("worker", l.paidQueue), applier: activities.ApplierOpenCode}, nil
+		return plan{model: l.setup.Models[horizon.RoleWorker], queue: l.setup.queue(horizon.RoleWorker, l.paidQueue), applier: activities.ApplierOpenCode}, nil
 	}
 	st := &l.s.state
 	for {
@@ -105,7 +105,7 @@ func (l *loop) retrieve(ctx workflow.Context, n int, prev *horizon.Attempt, p pl
 	}
 	var out activities.SessionOutput
 	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("retrieval · %s · before attempt %d", l.job.id, n), p.queue), a.AgentSession, activities.SessionInput{
-		RunID: l.runID, Feature: l.job.id, Attempt: n, Role: "explorer", Lane: l.lane.Path, BaseCommit: l.baseCommit,
+		RunID: l.runID, Feature: l.job.id, Attempt: n, Role: horizon.RoleExplorer, Lane: l.lane.Path, BaseCommit: l.baseCommit,
 		Model: p.model, Prompt: horizon.RetrievalBrief(l.job.task, symbols, tail),
 	}, &out); err != nil {
 		return err

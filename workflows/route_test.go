@@ -25,8 +25,8 @@ func ladderEnvCtx(t *testing.T, tiers ladder.Availability, localContext int) *en
 	e.RegisterActivity(&activities.Activities{})
 	e.OnActivity(a.Preflight, mock.Anything, mock.Anything).Return(activities.PreflightOutput{
 		Gate:   ".horizon/verify.sh",
-		Models: map[string]string{"worker": "cloud/big", "auditor": "cloud/review"},
-		Paid:   map[string]bool{"worker": true, "auditor": true},
+		Models: map[horizon.Role]string{horizon.RoleWorker: "cloud/big", horizon.RoleAuditor: "cloud/review"},
+		Paid:   map[horizon.Role]bool{horizon.RoleWorker: true, horizon.RoleAuditor: true},
 		Tiers:  tiers, LocalContext: localContext,
 	}, nil)
 	e.OnActivity(a.PrepareLane, mock.Anything, mock.Anything).Return(activities.Lane{Path: "/lane"}, nil)
@@ -49,7 +49,7 @@ func TestMechanicalCardTriesCodemodsFirst(t *testing.T) {
 	e.OnActivity(a.Codemod, mock.Anything, mock.Anything).Return(activities.CodemodOutput{Files: []string{"a.go"}, Applied: 2}, nil).Once()
 	workers := 0
 	e.OnActivity(a.AgentSession, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.SessionInput) (activities.SessionOutput, error) {
-		if in.Role == "worker" {
+		if in.Role == horizon.RoleWorker {
 			workers++
 		}
 		return accept, nil
@@ -75,7 +75,7 @@ func TestBoundedCardClimbsAfterTwoLocalFailures(t *testing.T) {
 	type call struct{ model, queue string }
 	var calls []call
 	e.OnActivity(a.AgentSession, mock.Anything, mock.Anything).Return(func(ctx context.Context, in activities.SessionInput) (activities.SessionOutput, error) {
-		if in.Role == "worker" {
+		if in.Role == horizon.RoleWorker {
 			calls = append(calls, call{in.Model, activityQueue(ctx)})
 			return satisfied, nil
 		}
@@ -136,7 +136,7 @@ func TestDayCeilingPausesUntilRaised(t *testing.T) {
 	e := ladderEnv(t, allTiers)
 	e.OnActivity(a.DaySpend, mock.Anything).Return(1.5, nil)
 	e.OnActivity(a.AgentSession, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.SessionInput) (activities.SessionOutput, error) {
-		if in.Role == "auditor" {
+		if in.Role == horizon.RoleAuditor {
 			return accept, nil
 		}
 		return satisfied, nil

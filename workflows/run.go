@@ -29,7 +29,7 @@ type RunInput struct {
 	DayCeiling float64
 	ThrottleAt float64
 	// Kind is the card's kind for the ladder: mechanical, bounded or open.
-	Kind string
+	Kind horizon.FeatureKind
 	// SearchAttributes says the namespace has HorizonRepo and HorizonStatus:
 	// the run keeps HorizonStatus current.
 	SearchAttributes bool

@@ -44,7 +44,7 @@ func (e *env) sessions(worker []activities.SessionOutput, auditor []activities.S
 	w, au := 0, 0
 	e.OnActivity(a.AgentSession, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.SessionInput) (activities.SessionOutput, error) {
-			if in.Role == "auditor" {
+			if in.Role == horizon.RoleAuditor {
 				au++
 				return auditor[au-1], nil
 			}
@@ -301,13 +301,13 @@ func TestRolesGetTheirModels(t *testing.T) {
 	e.RegisterActivity(&activities.Activities{})
 	e.mockHandoff()
 	e.OnActivity(a.Preflight, mock.Anything, mock.Anything).Return(activities.PreflightOutput{
-		Gate: ".horizon/verify.sh", Models: map[string]string{"worker": "p/coder", "auditor": "p/reviewer"},
+		Gate: ".horizon/verify.sh", Models: map[horizon.Role]string{horizon.RoleWorker: "p/coder", horizon.RoleAuditor: "p/reviewer"},
 	}, nil)
 	e.OnActivity(a.PrepareLane, mock.Anything, mock.Anything).Return(activities.Lane{Path: "/lane"}, nil)
-	used := map[string]string{}
+	used := map[horizon.Role]string{}
 	e.OnActivity(a.AgentSession, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.SessionInput) (activities.SessionOutput, error) {
-		used[string(in.Role)] = in.Model
-		if in.Role == "auditor" {
+		used[in.Role] = in.Model
+		if in.Role == horizon.RoleAuditor {
 			return accept, nil
 		}
 		return satisfied, nil
@@ -319,7 +319,7 @@ func TestRolesGetTheirModels(t *testing.T) {
 	e.ExecuteWorkflow(RunWorkflow, in)
 	st, err := result(t, e)
 	require.NoError(t, err)
-	require.Equal(t, map[string]string{"worker": "p/coder", "auditor": "p/reviewer"}, used)
+	require.Equal(t, map[horizon.Role]string{horizon.RoleWorker: "p/coder", horizon.RoleAuditor: "p/reviewer"}, used)
 	require.Equal(t, "p/coder", st.Model)
 	require.Equal(t, "p/coder", st.Attempts[0].Model)
 }

@@ -86,9 +86,9 @@ func (r *singleRun) prepare(ctx workflow.Context) error {
 	}
 	models := pre.Models
 	if models == nil { // a history from before role resolution
-		models = map[string]string{"worker": in.Model, "auditor": in.Model}
+		models = map[horizon.Role]string{horizon.RoleWorker: in.Model, horizon.RoleAuditor: in.Model}
 	}
-	st.Models, st.Model = models, models["worker"]
+	st.Models, st.Model = models, models[horizon.RoleWorker]
 	r.loop = &loop{
 		s: r.s, runID: in.RunID, goal: in.Goal, repo: in.Repo, baseCommit: in.BaseCommit,
 		job:    job{id: DefaultFeature, task: in.Goal, kind: in.Kind},

@@ -7,8 +7,7 @@ import (
 
 // card is the ladder's view of a feature: its kind (--kind or the plan's,
 // bounded by default) and its allow-list (a planned feature's paths).
-func card(id, kind string, paths []string) ladder.Card {
-	k := horizon.FeatureKind(kind)
+func card(id string, k horizon.FeatureKind, paths []string) ladder.Card {
 	return ladder.Card{ID: id, Mechanical: k == horizon.KindMechanical, Open: k == horizon.KindOpen, AllowPaths: paths}
 }
 

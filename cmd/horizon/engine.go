@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
+	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/internal/daemon"
 	"github.com/horizon/horizon/internal/engine"
 )
@@ -61,7 +62,7 @@ func runError(op, id string, err error) error {
 	if strings.Contains(nf.Error(), "completed") {
 		return runEnded(op, id)
 	}
-	return usageError{runNotFound{id}}
+	return usageError{&core.NotFoundError{ID: id}}
 }
 
 // runEnded refuses op on a run that has ended.

@@ -60,8 +60,9 @@ func exitCode(err error) int {
 	var un *engine.UnreachableError
 	var pu *engine.PortInUseError
 	var he *homeError
+	var np *daemon.NoPIDError
 	switch {
-	case errors.As(err, &ar), errors.As(err, &un), errors.As(err, &pu), errors.As(err, &he),
+	case errors.As(err, &ar), errors.As(err, &un), errors.As(err, &pu), errors.As(err, &he), errors.As(err, &np),
 		errors.Is(err, tools.ErrNotFound), errors.Is(err, daemon.ErrNotRunning):
 		return ExitEnvironment
 	}

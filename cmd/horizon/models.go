@@ -39,7 +39,8 @@ configuration can reach from the repository. There is no cross-role
 fallback: a role without a reachable model is listed as unavailable.
 
 The leaderboard is bundled (zilX models.json format); models.file replaces
-it. --model or models.default overrides every role.`,
+it. models.default (HORIZON_MODELS_DEFAULT) overrides every role, as
+` + "`horizon start --model`" + ` does for one run; the report shows it as forced.`,
 		Args: noArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -82,7 +83,7 @@ func modelsRun(ctx context.Context, o *modelsOptions) error {
 	}
 	fmt.Fprintf(a.out, "leaderboard %s · %s reachable through OpenCode\n", rep.Leaderboard, plural(len(connected), "model"))
 	if rep.Forced != "" {
-		fmt.Fprintf(a.out, "models.default / --model %s overrides every role\n", rep.Forced)
+		fmt.Fprintf(a.out, "models.default %s overrides every role\n", rep.Forced)
 	}
 	tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ROLE\tMODEL\tRANK\tCOST\tWHY")

@@ -76,9 +76,9 @@ func (a *app) runNotifyTest(ctx context.Context, asJSON bool) error {
 	} else {
 		for _, r := range results {
 			if r.OK {
-				fmt.Fprintf(a.out, "ok      %s (%d attempt(s), %d ms): %s\n", r.Receiver, r.Attempts, r.DurationMS, r.Answer)
+				fmt.Fprintf(a.out, "ok      %s (%s, %d ms): %s\n", r.Receiver, plural(r.Attempts, "attempt"), r.DurationMS, r.Answer)
 			} else {
-				fmt.Fprintf(a.out, "FAILED  %s (%d attempt(s), %d ms): %s\n", r.Receiver, r.Attempts, r.DurationMS, r.Error)
+				fmt.Fprintf(a.out, "FAILED  %s (%s, %d ms): %s\n", r.Receiver, plural(r.Attempts, "attempt"), r.DurationMS, r.Error)
 			}
 		}
 	}

@@ -46,9 +46,9 @@ func TestNotifyTest(t *testing.T) {
 
 	out, _, err := cliRun(t, "notify", "test", "--repo", t.TempDir())
 	require.NoError(t, err)
-	require.Contains(t, out, "ok      webhook "+srv.URL+"/… (1 attempt(s)")
+	require.Contains(t, out, "ok      webhook "+srv.URL+"/… (1 attempt,")
 	require.Contains(t, out, `200 OK: {"id":"msg-1"}`)
-	require.Contains(t, out, "ok      command cat … (1 attempt(s)")
+	require.Contains(t, out, "ok      command cat … (1 attempt,")
 
 	out, _, err = cliRun(t, "notify", "test", "--json", "--repo", t.TempDir())
 	require.NoError(t, err)

@@ -82,14 +82,8 @@ func queueAdd(ctx context.Context, o *queueAddOptions) error {
 		auto = ""
 	}
 	return a.withEngine(ctx, false, func(c client.Client) error {
-		h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-			WorkflowID: id, UpdateName: workflows.UpdateQueueAdd, WaitForStage: client.WorkflowUpdateStageCompleted,
-			Args: []any{horizon.QueueEntry{Goal: o.goal, Autonomy: auto, BudgetTime: o.budgetTime, BudgetSpend: o.budgetSpend}},
-		})
-		var e horizon.QueueEntry
-		if err == nil {
-			err = h.Get(ctx, &e)
-		}
+		e, err := update[horizon.QueueEntry](ctx, c, id, workflows.UpdateQueueAdd,
+			horizon.QueueEntry{Goal: o.goal, Autonomy: auto, BudgetTime: o.budgetTime, BudgetSpend: o.budgetSpend})
 		if err != nil {
 			if _, qerr := a.querySupervisor(ctx, c, id); qerr != nil {
 				return qerr

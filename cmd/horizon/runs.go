@@ -8,175 +8,47 @@ import (
 	"strings"
 	"time"
 
-	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
-	workflowpb "go.temporal.io/api/workflow/v1"
-	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/temporal"
 
-	"github.com/horizon/horizon/activities"
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/workflows"
 )
 
-// runNotFound says no run has that ID.
-type runNotFound struct{ id string }
-
-func (e runNotFound) Error() string {
-	return fmt.Sprintf("no run %q in this engine; `horizon list` shows the runs", e.id)
-}
-
-// fetchState returns a run's state: from the status query while it runs,
-// from its result or failure details once closed. The engine's "not found"
-// goes on wrapped: withRun says it (runError). live is false when the
-// run is open but no worker answered (the daemon is down).
-func fetchState(ctx context.Context, c client.Client, id string) (st *horizon.RunState, live bool, err error) {
-	defer func() {
-		if st != nil {
-			st.Reason = plainReason(st.Reason)
-		}
-	}()
-	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
+// fetchState returns a run's state (internal/core reads it: from the
+// status query while it runs, from its result or failure details once
+// closed), with the reason as people read it. An unknown run is bad input.
+// live is false when the run is open but no worker answered (the daemon
+// is down).
+func fetchState(ctx context.Context, c client.Client, id string) (*horizon.RunState, bool, error) {
+	st, live, err := core.Reader{Client: c}.Run(ctx, id)
+	if nf := (*core.NotFoundError)(nil); errors.As(err, &nf) {
+		return nil, false, usageError{err}
+	}
 	if err != nil {
-		return nil, false, fmt.Errorf("describe run %s: %w", id, err)
+		return nil, false, err
 	}
-	info := desc.GetWorkflowExecutionInfo()
-	if info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		v, qerr := c.QueryWorkflow(qctx, id, "", workflows.QueryStatus)
-		if qerr == nil {
-			var s horizon.RunState
-			if err := v.Get(&s); err == nil {
-				liveSessions(&s, desc.GetPendingActivities())
-				return &s, true, nil
-			}
-		}
-		s := stateFromInfo(id, info.GetMemo())
-		s.Status = horizon.StatusRunning
-		s.Phase = "waiting for a worker"
-		return s, false, nil
-	}
-	var s horizon.RunState
-	gerr := c.GetWorkflow(ctx, id, "").Get(ctx, &s)
-	if gerr == nil {
-		return &s, false, nil
-	}
-	var app *temporal.ApplicationError
-	var canc *temporal.CanceledError
-	switch {
-	case errors.As(gerr, &app) && app.HasDetails() && app.Details(&s) == nil:
-		return &s, false, nil
-	case errors.As(gerr, &canc) && canc.HasDetails() && canc.Details(&s) == nil:
-		return &s, false, nil
-	}
-	fallback := stateFromInfo(id, info.GetMemo())
-	switch info.GetStatus() {
-	case enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED:
-		fallback.Status = horizon.StatusCancelled
-	default:
-		fallback.Status = horizon.StatusFailed
-		fallback.Reason = rootCause(gerr)
-	}
-	return fallback, false, nil
+	st.Reason = plainReason(st.Reason)
+	return st, live, nil
 }
 
-// liveSessions fills the current attempt's session IDs from the pending
-// session activity's heartbeat: the workflow learns them only when the
-// session ends, a person wants to see them while it runs.
-func liveSessions(s *horizon.RunState, pending []*workflowpb.PendingActivityInfo) {
-	cur := s.Current()
-	if cur == nil {
-		return
-	}
-	for _, pa := range pending {
-		if pa.GetActivityType().GetName() != "AgentSession" || pa.GetHeartbeatDetails() == nil {
-			continue
-		}
-		var hb activities.SessionHeartbeat
-		if err := converter.GetDefaultDataConverter().FromPayloads(pa.GetHeartbeatDetails(), &hb); err != nil || hb.SessionID == "" {
-			continue
-		}
-		switch s.Phase {
-		case horizon.PhaseWorking:
-			if cur.WorkerSession == "" {
-				cur.WorkerSession = hb.SessionID
-			}
-		case horizon.PhaseAudit:
-			if cur.AuditorSession == "" {
-				cur.AuditorSession = hb.SessionID
-			}
-		}
-	}
-}
-
-func rootCause(err error) string {
-	for {
-		u := errors.Unwrap(err)
-		if u == nil {
-			return err.Error()
-		}
-		err = u
-	}
-}
-
-func stateFromInfo(id string, memo *commonpb.Memo) *horizon.RunState {
-	s := &horizon.RunState{RunID: id, Branch: horizon.IntegrationBranch(id), Attempts: []horizon.Attempt{}}
-	if memo == nil {
-		return s
-	}
-	dc := converter.GetDefaultDataConverter()
-	if p, ok := memo.GetFields()[workflows.MemoGoal]; ok {
-		_ = dc.FromPayload(p, &s.Goal)
-	}
-	if p, ok := memo.GetFields()[workflows.MemoRepo]; ok {
-		_ = dc.FromPayload(p, &s.Repo)
-	}
-	return s
-}
-
-// listRuns returns horizon runs, newest first.
+// listRuns returns horizon runs, newest first; a run that continued as new
+// is listed once, started when its oldest history did.
 func listRuns(ctx context.Context, c client.Client, namespace, extra string, limit int) ([]listedRun, error) {
-	q, _ := whereEqual("WorkflowType", workflows.RunWorkflowName)
-	if extra != "" {
-		q += " AND " + extra
+	exs, err := core.Reader{Client: c, Namespace: namespace}.List(ctx, workflows.RunWorkflowName, extra, limit)
+	if err != nil {
+		return nil, err
 	}
-	var out []listedRun
-	var token []byte
-	// A run that continued as new has one execution per history; newest
-	// first, the first one seen is its current state, and the run started
-	// when its oldest history did.
-	seen := map[string]int{}
-	for {
-		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: namespace, Query: q, NextPageToken: token, PageSize: 100})
-		if err != nil {
-			return nil, fmt.Errorf("list runs: %w", err)
-		}
-		for _, ex := range resp.GetExecutions() {
-			id := ex.GetExecution().GetWorkflowId()
-			if i, ok := seen[id]; ok {
-				if t := ex.GetStartTime().AsTime(); t.Before(out[i].StartedAt) {
-					out[i].StartedAt = t
-				}
-				continue
-			}
-			seen[id] = len(out)
-			s := stateFromInfo(id, ex.GetMemo())
-			out = append(out, listedRun{
-				RunID: s.RunID, Goal: s.Goal, Repo: s.Repo, Branch: s.Branch,
-				Engine: ex.GetStatus(), StartedAt: ex.GetStartTime().AsTime(),
-			})
-		}
-		if limit > 0 && len(out) >= limit {
-			return out[:limit], nil
-		}
-		token = resp.GetNextPageToken()
-		if len(token) == 0 {
-			return out, nil
-		}
+	out := make([]listedRun, 0, len(exs))
+	for _, ex := range exs {
+		s := core.StateFromMemo(ex.ID, ex.Memo)
+		out = append(out, listedRun{
+			RunID: s.RunID, Goal: s.Goal, Repo: s.Repo, Branch: s.Branch,
+			Engine: ex.Status, StartedAt: ex.StartedAt,
+		})
 	}
+	return out, nil
 }
 
 type listedRun struct {

@@ -59,7 +59,7 @@ var (
 
 // defaultKind is --kind's default, and the kind of runs that have no
 // --kind (demo, plan).
-const defaultKind = "bounded"
+const defaultKind = string(horizon.KindBounded)
 
 func newStartCmd(a *app, runF func(context.Context, *startOptions) error) *cobra.Command {
 	o := &startOptions{app: a}
@@ -219,7 +219,8 @@ type preparedRun struct {
 // involved, so bad input fails fast with exit 2 and nothing started.
 func (a *app) prepare(ctx context.Context, goal, kind string) (preparedRun, error) {
 	cfg := a.cfg
-	if err := checkKind(kind); err != nil {
+	k, err := checkKind(kind)
+	if err != nil {
 		return preparedRun{}, err
 	}
 	info, err := inspectRepo(ctx, a.repoDir)
@@ -235,7 +236,7 @@ func (a *app) prepare(ctx context.Context, goal, kind string) (preparedRun, erro
 		return preparedRun{}, err
 	}
 	in := a.runTemplate()
-	in.RunID, in.Goal, in.Repo, in.BaseRef, in.BaseCommit, in.Kind = newRunID(), goal, info.Root, info.Ref, info.Head, kind
+	in.RunID, in.Goal, in.Repo, in.BaseRef, in.BaseCommit, in.Kind = newRunID(), goal, info.Root, info.Ref, info.Head, k
 	return preparedRun{info: info, input: in}, nil
 }
 
@@ -291,13 +292,17 @@ func (a *app) runTemplate() workflows.RunInput {
 	}
 }
 
-// checkKind refuses a --kind the routing ladder does not know.
-func checkKind(kind string) error {
-	switch kind {
-	case "", "mechanical", "bounded", "open":
-		return nil
+// checkKind reads --kind and refuses one the routing ladder does not know.
+// An empty --kind stays empty: the ladder treats such work as bounded.
+func checkKind(s string) (horizon.FeatureKind, error) {
+	if s == "" {
+		return "", nil
 	}
-	return usagef("--kind %q: use mechanical, bounded or open", kind)
+	k, err := horizon.ParseFeatureKind(s)
+	if ve := (*horizon.ValueError)(nil); errors.As(err, &ve) {
+		return "", usagef("--kind %q: use %s", s, orList(ve.Allowed))
+	}
+	return k, err
 }
 
 func absPath(p string) string {

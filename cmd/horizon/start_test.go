@@ -53,3 +53,31 @@ func TestDescribeMode(t *testing.T) {
 	require.Equal(t, "1h30m", shortDuration(90*time.Minute))
 	require.Equal(t, "45s", shortDuration(45*time.Second))
 }
+
+// --kind is read by the protocol's one parser; an unknown kind is bad
+// usage (exit 2) that names the flag, the value and every accepted kind.
+func TestCheckKind(t *testing.T) {
+	tests := []struct {
+		in   string
+		want horizon.FeatureKind
+		err  string
+	}{
+		{"open", horizon.KindOpen, ""},
+		{" Mechanical ", horizon.KindMechanical, ""},
+		{defaultKind, horizon.KindBounded, ""},
+		{"", "", ""},
+		{"huge", "", `--kind "huge": use mechanical, bounded or open`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			k, err := checkKind(tt.in)
+			if tt.err != "" {
+				require.EqualError(t, err, tt.err)
+				require.Equal(t, ExitUsage, exitCode(err))
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, k)
+		})
+	}
+}

@@ -33,7 +33,7 @@ waits at with the ` + "`horizon approve`" + ` command, the budget (time left, sp
 then each milestone with its features: status, attempts, tier of the last
 attempt, last gate receipt and its verdict, cost. A blocked feature shows its
 blocker's type and evidence and the ` + "`horizon unblock`" + ` command; a decomposed
-feature shows its parts under it. A one-feature run (--single) is shown as
+feature shows its parts under it. A one-feature run (` + "`horizon start --single`" + `) is shown as
 its attempts.
 
 --json prints the whole state; scripts can rely on run_id, status (running,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -42,7 +41,7 @@ the home it can still read (HORIZON_HOME, a home: key, else the default).`,
 
 func stopRun(_ context.Context, o *stopOptions) error {
 	a := o.app
-	pid, err := stopDaemon(a.paths(), o.timeout)
+	pid, err := daemon.Stop(a.paths(), o.timeout)
 	if errors.Is(err, daemon.ErrNotRunning) {
 		fmt.Fprintln(a.out, "no horizon server is running")
 		return nil
@@ -52,33 +51,4 @@ func stopRun(_ context.Context, o *stopOptions) error {
 	}
 	fmt.Fprintf(a.out, "horizon server (pid %d) stopped\n", pid)
 	return nil
-}
-
-// stopDaemon asks the daemon that holds the home's lock to stop (SIGTERM)
-// and waits until the lock is free. Its pid comes from server.pid or, when
-// that is gone, from server.json, which a ready daemon also writes.
-func stopDaemon(p daemon.Paths, timeout time.Duration) (int, error) {
-	pid, running := daemon.Running(p)
-	if !running {
-		return 0, daemon.ErrNotRunning
-	}
-	if pid <= 0 {
-		if info, err := daemon.ReadInfo(p); err == nil {
-			pid = info.PID
-		}
-	}
-	if pid <= 0 {
-		return 0, exitErr{code: ExitEnvironment, msg: fmt.Sprintf("a horizon server holds %s, but neither %s nor %s names its pid; find it with `fuser %s` and stop it with kill", p.Lock(), p.PID(), p.Info(), p.Lock())}
-	}
-	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
-		return pid, fmt.Errorf("stop the horizon server: signal pid %d: %w", pid, err)
-	}
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if _, running := daemon.Running(p); !running {
-			return pid, nil
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return pid, fmt.Errorf("the horizon server (pid %d) did not stop within %s; `kill -9 %d` is safe: runs continue after `horizon resume`", pid, timeout, pid)
 }

@@ -228,14 +228,9 @@ func supervisorUpdate(ctx context.Context, o *supervisorUpdateOptions) error {
 
 // updateSupervisor sends an update to a supervisor and decodes its answer.
 func updateSupervisor(ctx context.Context, c client.Client, id, name string, args ...any) (*horizon.SupervisorState, error) {
-	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: id, UpdateName: name, Args: args, WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
+	s, err := update[horizon.SupervisorState](ctx, c, id, name, args...)
 	if err == nil {
-		var s horizon.SupervisorState
-		if err = h.Get(ctx, &s); err == nil {
-			return &s, nil
-		}
+		return s, nil
 	}
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {

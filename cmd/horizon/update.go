@@ -12,20 +12,31 @@ import (
 	"github.com/horizon/horizon/horizon"
 )
 
-// updateRun sends a validated update to a run and returns its new state.
-// A rejected update (the validator's reason) is bad input.
-func updateRun(ctx context.Context, c client.Client, id, name string, args ...any) (*horizon.RunState, error) {
+// update sends an update to workflow id, waits until it completes and
+// decodes its answer. Errors come as the engine gave them; each caller
+// says them its way (updateError).
+func update[T any](ctx context.Context, c client.Client, id, name string, args ...any) (*T, error) {
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: id, UpdateName: name, Args: args, WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err != nil {
+		return nil, err
+	}
+	var v T
+	if err := h.Get(ctx, &v); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// updateRun sends a validated update to a run and returns its new state.
+// A rejected update (the validator's reason) is bad input.
+func updateRun(ctx context.Context, c client.Client, id, name string, args ...any) (*horizon.RunState, error) {
+	s, err := update[horizon.RunState](ctx, c, id, name, args...)
+	if err != nil {
 		return nil, updateError(id, name, err)
 	}
-	var s horizon.RunState
-	if err := h.Get(ctx, &s); err != nil {
-		return nil, updateError(id, name, err)
-	}
-	return &s, nil
+	return s, nil
 }
 
 // updateError says why a run refused an update, as bad input (exit 2): a

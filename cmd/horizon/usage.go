@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/horizon/horizon/horizon"
 )
 
 // Argument checks. Every way a command line can be wrong is bad usage (exit
@@ -70,9 +72,4 @@ func flagError(cmd *cobra.Command, err error) error {
 }
 
 // plural is "1 feature", "2 features".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
+var plural = horizon.Plural

@@ -63,3 +63,11 @@ func dayCeiling(v float64) string {
 	}
 	return "daily ceiling " + usd(v)
 }
+
+// orList joins words as "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}

@@ -140,3 +140,10 @@ func TestCancelEndedRun(t *testing.T) {
 	c.AssertNotCalled(t, "CancelWorkflow", mock.Anything, mock.Anything, mock.Anything)
 	require.Empty(t, out.String())
 }
+
+func TestOrList(t *testing.T) {
+	require.Equal(t, "", orList(nil))
+	require.Equal(t, "a", orList([]string{"a"}))
+	require.Equal(t, "a or b", orList([]string{"a", "b"}))
+	require.Equal(t, "a, b or c", orList([]string{"a", "b", "c"}))
+}

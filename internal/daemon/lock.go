@@ -32,20 +32,6 @@ func (p Paths) AgentPIDs() string   { return filepath.Join(p.Home, "agents.pids"
 func (p Paths) Children() string    { return filepath.Join(p.Home, "children") } // gate, git, codemod records
 func (p Paths) OpenCodeLog() string { return filepath.Join(p.Home, "logs", "opencode.log") }
 
-// AlreadyRunningError says another daemon holds the home.
-type AlreadyRunningError struct {
-	Home string
-	PID  int
-}
-
-func (e *AlreadyRunningError) Error() string {
-	pid := "unknown pid"
-	if e.PID > 0 {
-		pid = "pid " + strconv.Itoa(e.PID)
-	}
-	return fmt.Sprintf("a horizon server is already running for %s (%s); use it, stop it with `horizon stop`, or set HORIZON_HOME to run another", e.Home, pid)
-}
-
 // Lock is the held daemon lock.
 type Lock struct {
 	f     *os.File
@@ -98,7 +84,10 @@ func ReadPID(p Paths) (int, error) {
 	return pid, nil
 }
 
-// Running reports whether a daemon holds the home's lock, and its pid.
+// Running reports whether a daemon holds the home's lock, and its pid: from
+// server.pid or, when that is gone (removed by hand or by a cleaner), from
+// server.json, which a ready daemon also writes. The pid is 0 when neither
+// names it.
 func Running(p Paths) (int, bool) {
 	f, err := os.OpenFile(p.Lock(), os.O_RDWR, 0)
 	if err != nil {
@@ -107,6 +96,11 @@ func Running(p Paths) (int, bool) {
 	defer f.Close()
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
 		pid, _ := ReadPID(p)
+		if pid <= 0 {
+			if info, err := ReadInfo(p); err == nil {
+				pid = info.PID
+			}
+		}
 		return pid, true
 	}
 	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
@@ -146,17 +140,19 @@ func ReadInfo(p Paths) (Info, error) {
 	return i, json.Unmarshal(b, &i)
 }
 
-// Stop asks the daemon to stop (SIGTERM) and waits until its lock is free.
+// Stop asks the daemon that holds the home's lock to stop (SIGTERM) and
+// waits until the lock is free. No daemon is ErrNotRunning; a daemon whose
+// pid no file names is a *NoPIDError.
 func Stop(p Paths, timeout time.Duration) (int, error) {
 	pid, running := Running(p)
 	if !running {
 		return 0, ErrNotRunning
 	}
 	if pid <= 0 {
-		return 0, fmt.Errorf("daemon: running but %s is unreadable; stop it by hand", p.PID())
+		return 0, &NoPIDError{Paths: p}
 	}
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
-		return pid, fmt.Errorf("daemon: signal pid %d: %w", pid, err)
+		return pid, fmt.Errorf("stop the horizon server: signal pid %d: %w", pid, err)
 	}
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
@@ -165,11 +161,5 @@ func Stop(p Paths, timeout time.Duration) (int, error) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return pid, fmt.Errorf("daemon: pid %d did not stop within %s; `kill -9 %d` is safe: runs continue after `horizon resume`", pid, timeout, pid)
+	return pid, fmt.Errorf("the horizon server (pid %d) did not stop within %s; `kill -9 %d` is safe: runs continue after `horizon resume`", pid, timeout, pid)
 }
-
-// ErrNoRemote says `horizon worker` was asked to run without a remote engine.
-var ErrNoRemote = errors.New("no temporal.address configured: `horizon worker` joins a remote engine (set HORIZON_TEMPORAL_ADDRESS or temporal.address); use `horizon server` for the embedded one")
-
-// ErrNotRunning says no daemon holds the home.
-var ErrNotRunning = errors.New("no horizon server is running")

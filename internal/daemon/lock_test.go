@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -56,4 +57,28 @@ func TestLockIsExclusivePerHome(t *testing.T) {
 func TestStopWithoutDaemon(t *testing.T) {
 	_, err := Stop(Paths{Home: t.TempDir()}, 0)
 	require.ErrorIs(t, err, ErrNotRunning)
+}
+
+// A daemon whose server.pid is gone is still found through server.json;
+// with neither file naming it, Stop says how to find it instead of
+// signalling a guess.
+func TestRunningFallsBackToInfo(t *testing.T) {
+	p := Paths{Home: t.TempDir()}
+	l, err := Acquire(p)
+	require.NoError(t, err)
+	defer l.Release()
+	require.NoError(t, os.Remove(p.PID()))
+
+	pid, running := Running(p)
+	require.True(t, running)
+	require.Zero(t, pid, "no file names the pid")
+	_, err = Stop(p, time.Second)
+	var np *NoPIDError
+	require.True(t, errors.As(err, &np), "%v", err)
+	require.Contains(t, err.Error(), "fuser "+p.Lock())
+
+	require.NoError(t, WriteInfo(p, Info{PID: os.Getpid()}))
+	pid, running = Running(p)
+	require.True(t, running)
+	require.Equal(t, os.Getpid(), pid)
 }

@@ -51,7 +51,7 @@ func TestRolesFromLeaderboard(t *testing.T) {
 	id := runIDRe.FindString(o)
 	s := w.status(id)
 	require.Equal(t, horizon.StatusCompleted, s.Status)
-	require.Equal(t, map[string]string{"worker": "fake/fake-coder", "auditor": "fake/fake-reviewer"}, s.Models)
+	require.Equal(t, map[horizon.Role]string{horizon.RoleWorker: "fake/fake-coder", horizon.RoleAuditor: "fake/fake-reviewer"}, s.Models)
 
 	byRule := map[string]map[string]bool{}
 	for _, r := range w.model.Requests() {

@@ -283,7 +283,7 @@ func (f *fakeAgent) set(runID string, p horizon.PlanBlock) {
 }
 
 func (f *fakeAgent) Preflight(ctx context.Context, in activities.PreflightInput) (activities.PreflightOutput, error) {
-	return activities.PreflightOutput{Gate: ".horizon/verify.sh", Models: map[string]string{"worker": "fake/m", "auditor": "fake/m"}}, nil
+	return activities.PreflightOutput{Gate: ".horizon/verify.sh", Models: map[horizon.Role]string{horizon.RoleWorker: "fake/m", horizon.RoleAuditor: "fake/m"}}, nil
 }
 
 func (f *fakeAgent) AgentSession(ctx context.Context, in activities.SessionInput) (activities.SessionOutput, error) {
