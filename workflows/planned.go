@@ -347,6 +347,7 @@ func (p *plannedRun) applyFeature(ctx workflow.Context, res *FeatureResult) {
 			break
 		}
 		p.rec.decide(ctx, id, fmt.Sprintf("paused %s on a %s blocker; features that do not depend on it go on", id, res.Blocker.Type), res.Blocker.Evidence, receiptsOf(f.Attempts)...)
+		p.s.notifyBlocked(ctx, id, f.AttemptCount(), *res.Blocker)
 		p.inHistory++
 	case FeatureOutcomeDecompose:
 		if err := st.Plan.Decompose(id, res.Parts); err != nil {

@@ -128,6 +128,7 @@ func (r *singleRun) waitUnblocked(ctx workflow.Context, b horizon.Blocker) (bool
 	st := &r.s.state
 	st.Blocker, st.Status, st.ReasonKind = &b, horizon.StatusBlocked, horizon.ReasonBlocked
 	reason := fmt.Sprintf("blocked (%s): %s; `horizon unblock %s %s --note \"...\"` lets it go on", b.Type, b.Evidence, st.RunID, st.Feature)
+	r.s.notifyBlocked(ctx, st.Feature, countAttempts(st.Attempts), b)
 	return false, r.s.waitIn(ctx, st.Phase, reason, func() bool { return st.Blocker == nil }, 0)
 }
 
