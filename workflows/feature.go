@@ -263,10 +263,15 @@ func (f *featureRun) continueAsNew(ctx workflow.Context) error {
 // on with a worker attempt under the decomposition strategy instead.
 func (f *featureRun) decompose(ctx workflow.Context, n int, prev *horizon.Attempt) ([]horizon.Feature, error) {
 	feat, l := f.soFar(), f.loop
-	model, queue := l.setup.Models["worker"], l.setup.queue("worker", l.paidQueue)
+	model, queue, paid := l.setup.Models["worker"], l.setup.queue("worker", l.paidQueue), l.setup.Paid["worker"]
 	if s := l.setup; s.Lead != "" {
-		model, queue = s.Lead, s.leadQueue(l.paidQueue)
+		model, queue, paid = s.Lead, s.leadQueue(l.paidQueue), s.LeadPaid
 	}
+	ses, err := l.throttled(ctx, "lead", session{model: model, queue: queue}, paid)
+	if err != nil {
+		return nil, err
+	}
+	model, queue = ses.model, ses.queue
 	var out activities.SessionOutput
 	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("lead · decompose %s · after attempt %d", feat.ID, n-1), queue), a.AgentSession, activities.SessionInput{
 		RunID: l.runID, Feature: feat.ID, Attempt: n, Role: "lead", Goal: l.goal, Lane: l.lane.Path, BaseCommit: l.baseCommit,

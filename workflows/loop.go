@@ -166,7 +166,7 @@ func (l *loop) codemods(ctx workflow.Context, n int) error {
 func (l *loop) diagnose(ctx workflow.Context, n int, prev *horizon.Attempt) (string, error) {
 	var d activities.DiagnoseOutput
 	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("reader · %s · attempt %d", l.job.id, n), l.paidQueue), a.Diagnose, activities.DiagnoseInput{
-		RunID: l.runID, Attempt: n, Goal: l.goal, Lane: l.lane.Path, BaseCommit: l.baseCommit, Prev: prev,
+		RunID: l.runID, Feature: l.job.id, Attempt: n, Goal: l.goal, Lane: l.lane.Path, BaseCommit: l.baseCommit, Prev: prev,
 	}, &d); err != nil {
 		return "", err
 	}
@@ -215,10 +215,14 @@ func (l *loop) gate(ctx workflow.Context, n int) (passed bool, err error) {
 func (l *loop) audit(ctx workflow.Context, n int) (accepted bool, err error) {
 	l.s.phase(ctx, horizon.PhaseAudit)
 	gateRun := l.s.state.Current().Gate
+	ses, err := l.throttled(ctx, "auditor", session{model: l.setup.Models["auditor"], queue: l.setup.queue("auditor", l.paidQueue)}, l.setup.Paid["auditor"])
+	if err != nil {
+		return false, err
+	}
 	var audit activities.SessionOutput
-	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("auditor · %s · attempt %d", l.job.id, n), l.setup.queue("auditor", l.paidQueue)), a.AgentSession, activities.SessionInput{
+	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("auditor · %s · attempt %d · %s", l.job.id, n, ses.model), ses.queue), a.AgentSession, activities.SessionInput{
 		RunID: l.runID, Feature: l.job.id, Attempt: n, Role: "auditor", Lane: l.lane.Path, BaseCommit: l.baseCommit,
-		Model: l.setup.Models["auditor"], Prompt: horizon.AuditBrief(l.job.task, n, gateRun, horizon.DiffPlaceholder),
+		Model: ses.model, Prompt: horizon.AuditBrief(l.job.task, n, gateRun, horizon.DiffPlaceholder),
 	}, &audit); err != nil {
 		return false, err
 	}

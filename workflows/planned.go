@@ -193,7 +193,7 @@ func (p *plannedRun) prepare(ctx workflow.Context) error {
 	}, &pre); err != nil {
 		return err
 	}
-	p.setup = Setup{Models: pre.Models, Paid: pre.Paid, Tiers: pre.Tiers, LocalContext: pre.LocalContext}
+	p.setup = Setup{Models: pre.Models, Paid: pre.Paid, Tiers: pre.Tiers, LocalContext: pre.LocalContext, Local: pre.Local}
 	p.setup.Lead, p.setup.LeadPaid = pre.Models["worker"], pre.Paid["worker"]
 	if in.Model == "" && pre.Tiers[ladder.T4].Available {
 		// Planning is the lead's role: the metered T4 rung when connected.

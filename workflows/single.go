@@ -92,7 +92,7 @@ func (r *singleRun) prepare(ctx workflow.Context) error {
 	r.loop = &loop{
 		s: r.s, runID: in.RunID, goal: in.Goal, repo: in.Repo, baseCommit: in.BaseCommit,
 		job:    job{id: DefaultFeature, task: in.Goal, kind: in.Kind},
-		setup:  Setup{Models: models, Paid: pre.Paid, Tiers: pre.Tiers, LocalContext: pre.LocalContext},
+		setup:  Setup{Models: models, Paid: pre.Paid, Tiers: pre.Tiers, LocalContext: pre.LocalContext, Local: pre.Local},
 		limits: in.Limits.withDefaults(), paidQueue: in.PaidQueue, throttleAt: in.ThrottleAt,
 		onBlocker: r.waitUnblocked,
 	}
