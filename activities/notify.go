@@ -63,24 +63,13 @@ var outageSent sync.Map
 // per attempt series) and is sent in the background, so a slow receiver
 // does not delay the session it is about.
 func (a *Activities) notifyOutage(ctx context.Context, in SessionInput) {
-	if a.Notifier == nil || a.OutageAfter <= 0 || !activity.IsActivity(ctx) {
+	if !activity.IsActivity(ctx) {
 		return
 	}
 	info := activity.GetInfo(ctx)
-	since := time.Since(info.ScheduledTime)
-	if info.Attempt <= 1 || since < a.OutageAfter {
+	ev, ok := a.outageEvent(in, info.Attempt, time.Since(info.ScheduledTime))
+	if !ok {
 		return
-	}
-	subject := in.Feature + "/" + string(in.Role)
-	id := notify.EventID(in.RunID, notify.Outage, subject, in.Attempt)
-	if _, dup := outageSent.LoadOrStore(id, true); dup {
-		return
-	}
-	ev := NotifyInput{
-		Kind: notify.Outage, RunID: in.RunID, Subject: subject, Seq: in.Attempt,
-		Text: fmt.Sprintf("run %s: the %s session of %s (attempt %d) has been retrying for %s (try %d): the engine, OpenCode or the model provider is unreachable; it keeps retrying",
-			in.RunID, in.Role, in.Feature, in.Attempt, since.Round(time.Second), info.Attempt),
-		Details: map[string]string{"feature": in.Feature, "role": string(in.Role), "retry": fmt.Sprint(info.Attempt)},
 	}
 	wait := a.NotifyTimeout
 	if wait <= 0 {
@@ -91,4 +80,24 @@ func (a *Activities) notifyOutage(ctx context.Context, in SessionInput) {
 		defer cancel()
 		a.send(sctx, ev)
 	}()
+}
+
+// outageEvent is the outage event of a session on its retry number try,
+// since its first scheduling: none on the first try, before OutageAfter,
+// or when this process already sent it for the attempt series.
+func (a *Activities) outageEvent(in SessionInput, try int32, since time.Duration) (NotifyInput, bool) {
+	if a.Notifier == nil || a.OutageAfter <= 0 || try <= 1 || since < a.OutageAfter {
+		return NotifyInput{}, false
+	}
+	subject := in.Feature + "/" + string(in.Role)
+	id := notify.EventID(in.RunID, notify.Outage, subject, in.Attempt)
+	if _, dup := outageSent.LoadOrStore(id, true); dup {
+		return NotifyInput{}, false
+	}
+	return NotifyInput{
+		Kind: notify.Outage, RunID: in.RunID, Subject: subject, Seq: in.Attempt,
+		Text: fmt.Sprintf("run %s: the %s session of %s (attempt %d) has been retrying for %s (try %d): the engine, OpenCode or the model provider is unreachable; it keeps retrying",
+			in.RunID, in.Role, in.Feature, in.Attempt, since.Round(time.Second), try),
+		Details: map[string]string{"feature": in.Feature, "role": string(in.Role), "retry": fmt.Sprint(try)},
+	}, true
 }
