@@ -34,7 +34,9 @@ type FeatureInput struct {
 	Prior      float64
 	Control    Control
 	ThrottleAt float64
-	Budget     *horizon.Budget
+	// LineCeiling is the run's line ceiling for the feature's card.
+	LineCeiling int
+	Budget      *horizon.Budget
 	// Decompose lets the feature ask the lead to split it once the
 	// rotation reaches decomposition.
 	Decompose bool
@@ -121,7 +123,7 @@ func newFeatureRun(ctx workflow.Context, in FeatureInput) (*featureRun, error) {
 	}
 	f.loop = &loop{
 		s: s, runID: in.RunID, goal: in.Goal, repo: in.Repo, baseCommit: in.BaseCommit,
-		job:   job{id: id, task: horizon.FeatureTask(in.Goal, feat), title: feat.Title, kind: string(feat.Kind), paths: feat.Paths},
+		job:   job{id: id, task: horizon.FeatureTask(in.Goal, feat), title: feat.Title, kind: string(feat.Kind), paths: feat.Paths, lineCeiling: in.LineCeiling},
 		setup: in.Setup, limits: in.Limits.withDefaults(), paidQueue: in.PaidQueue, throttleAt: in.ThrottleAt,
 		prior: in.Prior, onBlocker: f.handOver,
 	}

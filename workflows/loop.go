@@ -266,11 +266,14 @@ type job struct {
 	title string
 	kind  string
 	paths []string
+	// lineCeiling is run.line_ceiling: more changed lines raise
+	// over_line_ceiling (0: none).
+	lineCeiling int
 }
 
 // card is the ladder's view of the job: its kind (--kind or the plan's,
 // bounded by default) and its allow-list (a planned feature's paths).
-func (j job) card() ladder.Card { return card(j.id, j.kind, j.paths) }
+func (j job) card() ladder.Card { return card(j.id, j.kind, j.paths, j.lineCeiling) }
 
 // commitMessage is the accepted change's commit message: a feature's
 // title and task, or a one-feature run's goal.

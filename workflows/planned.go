@@ -294,7 +294,7 @@ func (p *plannedRun) runFeature(ctx workflow.Context, milestone string, f horizo
 	in := FeatureInput{
 		RunID: p.in.RunID, Goal: p.in.Goal, Repo: p.in.Repo, BaseCommit: p.in.BaseCommit, Milestone: milestone,
 		Feature: *cur, Setup: p.setup, Baseline: st.Baseline, Interval: p.in.Interval, Note: note,
-		Prior: st.Usage.Cost - usageOf(*cur).Cost, Control: p.control(), ThrottleAt: p.in.ThrottleAt, Budget: st.Budget,
+		Prior: st.Usage.Cost - usageOf(*cur).Cost, Control: p.control(), ThrottleAt: p.in.ThrottleAt, LineCeiling: p.in.LineCeiling, Budget: st.Budget,
 		Decompose: f.Parent == "" && !slices.Contains(p.carry.NoDecompose, f.ID),
 		Limits:    p.in.Limits, PaidQueue: p.in.PaidQueue,
 	}

@@ -91,7 +91,7 @@ func (r *singleRun) prepare(ctx workflow.Context) error {
 	st.Models, st.Model = models, models["worker"]
 	r.loop = &loop{
 		s: r.s, runID: in.RunID, goal: in.Goal, repo: in.Repo, baseCommit: in.BaseCommit,
-		job:    job{id: DefaultFeature, task: in.Goal, kind: in.Kind},
+		job:    job{id: DefaultFeature, task: in.Goal, kind: in.Kind, lineCeiling: in.LineCeiling},
 		setup:  Setup{Models: models, Paid: pre.Paid, Tiers: pre.Tiers, LocalContext: pre.LocalContext, Local: pre.Local},
 		limits: in.Limits.withDefaults(), paidQueue: in.PaidQueue, throttleAt: in.ThrottleAt,
 		onBlocker: r.waitUnblocked,

@@ -6,10 +6,11 @@ import (
 )
 
 // card is the ladder's view of a feature: its kind (--kind or the plan's,
-// bounded by default) and its allow-list (a planned feature's paths).
-func card(id, kind string, paths []string) ladder.Card {
+// bounded by default), its allow-list (a planned feature's paths) and the
+// run's line ceiling (run.line_ceiling; 0: none).
+func card(id, kind string, paths []string, lineCeiling int) ladder.Card {
 	k := horizon.FeatureKind(kind)
-	return ladder.Card{ID: id, Mechanical: k == horizon.KindMechanical, Open: k == horizon.KindOpen, AllowPaths: paths}
+	return ladder.Card{ID: id, Mechanical: k == horizon.KindMechanical, Open: k == horizon.KindOpen, AllowPaths: paths, LineCeiling: lineCeiling}
 }
 
 // entry maps an attempt onto the ladder's ledger entry; the caller sets
