@@ -56,7 +56,7 @@ func (l *loop) ready(ctx workflow.Context) error {
 		return nil
 	}
 	reason := fmt.Sprintf("spend ceiling $%.4f reached ($%.4f spent); raise it with `horizon set-ceiling %s USD`", st.Ceiling, l.spent(), st.RunID)
-	l.s.notifySpend(ctx, l.job.id, reason)
+	l.s.notifySpend(ctx, l.job.id, reason, st.Ceiling, st.DayCeiling)
 	return l.s.waitIn(ctx, horizon.PhasePaused, reason, func() bool { return !over() }, 0)
 }
 

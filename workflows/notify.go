@@ -75,15 +75,21 @@ func (s *runStatus) notifyBlocked(ctx workflow.Context, feature string, seq int,
 }
 
 // notifySpend tells a person that a spend ceiling paused the run; the
-// ceilings make the subject, so a raised and reached again ceiling is a
-// new event.
-func (s *runStatus) notifySpend(ctx workflow.Context, feature, reason string) {
+// ceilings it paused at make the subject, so a raised and reached again
+// ceiling is a new event, while asking again (the route's hourly look at
+// the day's spend) sends nothing more.
+func (s *runStatus) notifySpend(ctx workflow.Context, feature, reason string, ceiling, day float64) {
 	st := &s.state
+	subject := fmt.Sprintf("run=%.4f,day=%.4f", ceiling, day)
+	if s.spendTold == subject+"/"+fmt.Sprint(len(st.Attempts)) {
+		return
+	}
+	s.spendTold = subject + "/" + fmt.Sprint(len(st.Attempts))
 	sendNotify(ctx, activities.NotifyInput{
-		Kind: notify.SpendPaused, RunID: st.RunID, Subject: fmt.Sprintf("run=%.4f,day=%.4f", st.Ceiling, st.DayCeiling), Seq: len(st.Attempts),
+		Kind: notify.SpendPaused, RunID: st.RunID, Subject: subject, Seq: len(st.Attempts),
 		Text: fmt.Sprintf("run %s paused on spend: %s", st.RunID, reason),
 		Details: map[string]string{"feature": feature, "spent": fmt.Sprintf("%.4f", st.Usage.Cost),
-			"ceiling": fmt.Sprintf("%.4f", st.Ceiling), "day_ceiling": fmt.Sprintf("%.4f", st.DayCeiling)},
+			"ceiling": fmt.Sprintf("%.4f", ceiling), "day_ceiling": fmt.Sprintf("%.4f", day)},
 	})
 }
 

@@ -26,6 +26,8 @@ type runStatus struct {
 	// last status it was told).
 	supervisor string
 	told       horizon.Status
+	// spendTold is the spend pause last notified (notifySpend).
+	spendTold string
 }
 
 // phase moves the run to phase p and shows it.

@@ -32,6 +32,8 @@ func (l *loop) throttled(ctx workflow.Context, role string, metered session, pai
 		return metered, nil
 	}
 	st := &l.s.state
+	// The attempt in flight has spent already (its worker): count it.
+	st.Recount()
 	for {
 		sp, err := l.spend(ctx)
 		if err != nil {
@@ -47,7 +49,7 @@ func (l *loop) throttled(ctx workflow.Context, role string, metered session, pai
 		ceiling, day := st.Ceiling, st.DayCeiling
 		reason := fmt.Sprintf("the %s's model %s is metered and spend ($%.4f of the run, $%.4f today) is at or past %g of a ceiling (run $%.4f, day $%.4f), and no local model ranks for %s; raise it with `horizon set-ceiling %s USD` (--day for the daily one)",
 			role, metered.model, sp.RunSpent, sp.DaySpent, throttleOf(l.throttleAt), ceiling, day, role, st.RunID)
-		l.s.notifySpend(ctx, l.job.id, reason)
+		l.s.notifySpend(ctx, l.job.id, reason, ceiling, day)
 		raised := func() bool { return st.Ceiling != ceiling || st.DayCeiling != day }
 		if err := l.s.waitIn(ctx, horizon.PhasePaused, reason, raised, time.Hour); err != nil {
 			return session{}, err
