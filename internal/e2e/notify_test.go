@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -152,8 +154,13 @@ func TestNotifyFailingReceiversChangeNothing(t *testing.T) {
 	s := w.waitStatus(id, 3*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() })
 	require.Equal(t, horizon.StatusCompleted, s.Status, s.Reason)
 	h.wait(t, notify.RunEnded, 30*time.Second) // it was tried…
-	h.mu.Lock()
-	posts := h.posts
-	h.mu.Unlock()
-	require.GreaterOrEqual(t, posts, 2, "…and retried after the 500")
+	require.Eventually(t, func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.posts >= 2
+	}, 30*time.Second, 100*time.Millisecond, "…and retried after the 500")
+	require.Eventually(t, func() bool {
+		b, _ := os.ReadFile(filepath.Join(w.home, "logs", "horizon.log"))
+		return strings.Contains(string(b), "notification not delivered")
+	}, 30*time.Second, 200*time.Millisecond, "the failure is logged")
 }
