@@ -160,3 +160,14 @@ func TestReaderSpendPerFeature(t *testing.T) {
 	require.NoError(t, err)
 	require.InDelta(t, 2*1100*10/1e6, got, 1e-9, "each feature's reader call counts")
 }
+
+// Near a ceiling each role moves to the local model that ranks for it:
+// preflight finds it among the connected models; a role no local model
+// ranks for, or no local model connected, is left out (the run pauses).
+func TestLocalModelsPerRole(t *testing.T) {
+	lb, err := LoadLeaderboard("")
+	require.NoError(t, err)
+	got := localModels(lb, []string{"ollama/qwen2.5-coder:14b", "anthropic/claude-sonnet-4-5"})
+	require.Equal(t, map[string]string{"worker": "ollama/qwen2.5-coder:14b", "auditor": "ollama/qwen2.5-coder:14b", "lead": "ollama/qwen2.5-coder:14b"}, got)
+	require.Empty(t, localModels(lb, []string{"anthropic/claude-sonnet-4-5"}))
+}
