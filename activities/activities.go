@@ -11,11 +11,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/rs/zerolog"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/horizon/horizon/internal/agent"
+	"github.com/horizon/horizon/internal/notify"
 	"github.com/horizon/horizon/internal/reader"
 )
 
@@ -42,7 +44,14 @@ type Activities struct {
 	// Engine reads runs and supervisors for the daily pass (nil on
 	// workers that do not run it).
 	Engine Engine
-	Logger zerolog.Logger
+	// Notifier sends events to the configured receivers (nil: none).
+	Notifier notify.Notifier
+	// NotifyTimeout bounds one event's delivery (the notifier's
+	// MaxDuration); OutageAfter is notify.outage_after (0: no outage
+	// events).
+	NotifyTimeout time.Duration
+	OutageAfter   time.Duration
+	Logger        zerolog.Logger
 }
 
 // lanesDir is where lanes live.

@@ -46,6 +46,12 @@ func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (Prefligh
 			out.Models[role], out.Why[role] = in.Model, "forced by --model (or models.default)"
 			out.Paid[role] = Paid(lb, in.Model)
 		}
+		out.Local = map[horizon.Role]string{}
+		if !Paid(lb, in.Model) {
+			for _, role := range LocalRoles {
+				out.Local[role] = in.Model
+			}
+		}
 		out.Tiers = a.availability(lb, in.Model, nil)
 		out.LocalContext = contextLength(lb, out.Tiers[ladder.T1].Model)
 		return out, nil
@@ -63,6 +69,7 @@ func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (Prefligh
 		out.Models[role], out.Why[role] = c.Route, c.Why
 		out.Paid[role] = Paid(lb, c.Route)
 	}
+	out.Local = localModels(lb, connected)
 	out.Tiers = a.availability(lb, "", connected)
 	out.LocalContext = contextLength(lb, out.Tiers[ladder.T1].Model)
 	return out, nil
@@ -93,6 +100,22 @@ func Paid(lb *ladder.Leaderboard, route string) bool {
 		}
 	}
 	return true
+}
+
+// LocalRoles are the roles whose sessions may move to a local model near
+// a spend ceiling (the reader's T2 rung is routed by the ladder).
+var LocalRoles = []horizon.Role{horizon.RoleWorker, horizon.RoleAuditor, horizon.RoleLead}
+
+// localModels is, per role of LocalRoles, the best-ranked local model
+// connected; a role no local model ranks for is left out.
+func localModels(lb *ladder.Leaderboard, connected []string) map[horizon.Role]string {
+	out := map[horizon.Role]string{}
+	for _, role := range LocalRoles {
+		if c, err := lb.ResolveLocal(string(role), connected); err == nil {
+			out[role] = c.Route
+		}
+	}
+	return out
 }
 
 // Roles are the agent roles a run needs a model for.

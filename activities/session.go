@@ -32,6 +32,7 @@ const maxDiffBytes = 60000
 // session: the output carries the parsed protocol block (or the protocol
 // error) for the workflow, which decides with the gate and the auditor.
 func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (SessionOutput, error) {
+	a.notifyOutage(ctx, in)
 	var hb SessionHeartbeat
 	if activity.HasHeartbeatDetails(ctx) {
 		_ = activity.GetHeartbeatDetails(ctx, &hb)

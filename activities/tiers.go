@@ -133,7 +133,10 @@ func (a *Activities) Codemod(ctx context.Context, in CodemodInput) (CodemodOutpu
 
 // DiagnoseInput asks the T2 reader about a failed attempt.
 type DiagnoseInput struct {
-	RunID      string
+	RunID string
+	// Feature names the attempt's feature: the reader's spend key and
+	// transcript are per feature ("" is a one-feature run's f1).
+	Feature    string
 	Attempt    int
 	Goal       string
 	Lane       string
@@ -172,8 +175,19 @@ func (a *Activities) Diagnose(ctx context.Context, in DiagnoseInput) (DiagnoseOu
 		return DiagnoseOutput{}, fmt.Errorf("reader %s: %w", a.Reader.Model, err)
 	}
 	out := DiagnoseOutput{Text: d.Text, Model: d.Model, Usage: horizon.Usage{Input: int64(d.PromptTokens), Output: int64(d.CompletionTokens), Cost: d.Cost}}
-	if err := a.recordSpend(in.RunID, fmt.Sprintf("%s/f1/%d/reader", in.RunID, in.Attempt), d.Cost); err != nil {
+	feature := in.Feature
+	if feature == "" {
+		feature = "f1" // a one-feature run, or an input recorded before Feature
+	}
+	if err := a.recordSpend(in.RunID, readerSpendKey(in.RunID, feature, in.Attempt), d.Cost); err != nil {
 		return out, err
 	}
-	return out, writeArtifact(filepath.Join(a.runDir(in.RunID), "transcripts", fmt.Sprintf("f1-attempt-%d-reader.md", in.Attempt)), []byte(d.Text))
+	return out, writeArtifact(filepath.Join(a.runDir(in.RunID), "transcripts", fmt.Sprintf("%s-attempt-%d-reader.md", feature, in.Attempt)), []byte(d.Text))
+}
+
+// readerSpendKey is the day ledger's key of one reader call: one per run,
+// feature and attempt, so a retried call counts once and two features'
+// calls both count.
+func readerSpendKey(run, feature string, attempt int) string {
+	return fmt.Sprintf("%s/%s/%d/reader", run, feature, attempt)
 }

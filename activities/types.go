@@ -38,6 +38,10 @@ type PreflightOutput struct {
 	Paid map[horizon.Role]bool
 	// Tiers is the routing ladder's availability for this run.
 	Tiers ladder.Availability
+	// Local is, per role (worker, auditor, lead), the best-ranked local
+	// model connected, if any: near a spend ceiling a metered role's
+	// sessions use it instead (none: the run pauses before a metered call).
+	Local map[horizon.Role]string
 	// LocalContext is the T1 model's context length (leaderboard), for the
 	// "prompt over the local context cap" trigger; 0: unknown, not checked.
 	LocalContext int

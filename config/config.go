@@ -242,6 +242,10 @@ type Run struct {
 	// FeaturesPerHistory, when positive, starts a fresh workflow history
 	// (continue-as-new) after that many features; 0 leaves it to Temporal.
 	FeaturesPerHistory int `mapstructure:"features_per_history"`
+	// LineCeiling is the most changed lines (added + deleted) one attempt
+	// may produce before the over_line_ceiling escalation trigger fires;
+	// 0 means no ceiling.
+	LineCeiling int `mapstructure:"line_ceiling"`
 }
 
 // Gate configures the deterministic gate.

@@ -143,6 +143,7 @@ func TestDefaultsAndDerived(t *testing.T) {
 	require.Zero(t, c.Run.BudgetSpend)
 	require.Equal(t, 2, c.Run.RecoveryEscalationInterval)
 	require.Zero(t, c.Run.FeaturesPerHistory)
+	require.Equal(t, 400, c.Run.LineCeiling)
 }
 
 func TestBadInput(t *testing.T) {
@@ -169,6 +170,7 @@ func TestBadInput(t *testing.T) {
 		{"bad time budget", "", map[string]string{"HORIZON_RUN_BUDGET_TIME": "three days"}, []string{"HORIZON_RUN_BUDGET_TIME", "run.budget_time"}},
 		{"zero escalation interval", "", map[string]string{"HORIZON_RUN_RECOVERY_ESCALATION_INTERVAL": "0"}, []string{"run.recovery_escalation_interval"}},
 		{"negative features per history", "", map[string]string{"HORIZON_RUN_FEATURES_PER_HISTORY": "-2"}, []string{"run.features_per_history"}},
+		{"negative line ceiling", "", map[string]string{"HORIZON_RUN_LINE_CEILING": "-1"}, []string{"run.line_ceiling"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -37,6 +37,9 @@ type Setup struct {
 	// metered (its sessions take the paid queue).
 	Lead     string
 	LeadPaid bool
+	// Local is, per role, the local model used near a spend ceiling
+	// instead of a metered one (activities.PreflightOutput.Local).
+	Local map[horizon.Role]string
 }
 
 // queue is the task queue for a role's sessions: the paid queue for

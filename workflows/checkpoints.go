@@ -59,6 +59,7 @@ func (c *checkpoints) await(ctx workflow.Context, kind horizon.CheckpointKind, s
 	st := &c.s.state
 	st.Waiting = &horizon.Checkpoint{Kind: kind, Subject: subject, Summary: summary, Since: workflow.Now(ctx)}
 	reason := fmt.Sprintf("waiting for approval of %s (autonomy %s); `horizon approve %s` lets it go on", summary, st.Autonomy, st.RunID)
+	c.s.notifyApproval(ctx, st.Waiting)
 	return c.s.waitIn(ctx, horizon.PhaseApproval, reason, func() bool { return st.Waiting == nil }, 0)
 }
 

@@ -1,10 +1,14 @@
 package workflows
 
 import (
+	"fmt"
+	"strings"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/horizon/horizon/activities"
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/notify"
 )
 
 // DecomposeInput is the nightly schedule's action: ask one supervisor to
@@ -55,5 +59,35 @@ func DailyPassWorkflow(ctx workflow.Context, in DailyPassInput) (*activities.Dai
 	for _, id := range runs {
 		_ = workflow.SignalExternalWorkflow(ctx, id, "", SignalStalled, StalledSignal{Stalls: byRun[id]}).Get(ctx, nil)
 	}
+	notifyDaily(ctx, out, runs, byRun)
 	return &out, nil
+}
+
+// notifyDaily tells a person that the report is written (with its path)
+// and, per run, what stalled. The report's date is the subject: a retried
+// or re-run pass for the same day resends the same event IDs.
+func notifyDaily(ctx workflow.Context, out activities.DailyOutput, runs []string, byRun map[string][]horizon.Stall) {
+	for _, id := range runs {
+		var lines []string
+		for _, s := range byRun[id] {
+			what := "the run"
+			if s.Feature != "" {
+				what = "feature " + s.Feature
+			}
+			lines = append(lines, fmt.Sprintf("%s: %s after %d attempts", what, s.Kind, s.Attempts))
+		}
+		sendNotify(ctx, activities.NotifyInput{
+			Kind: notify.Stalled, RunID: id, Subject: out.Date,
+			Text:    fmt.Sprintf("run %s is stalled: %s (daily report %s)", id, strings.Join(lines, "; "), out.Markdown),
+			Details: map[string]string{"report": out.Markdown},
+		})
+	}
+	text := "daily report " + out.Date + ": " + out.Markdown
+	if out.Summary != "" {
+		text = out.Summary + "\n" + text
+	}
+	sendNotify(ctx, activities.NotifyInput{
+		Kind: notify.DailyReport, Subject: out.Date, Text: text,
+		Details: map[string]string{"report": out.Markdown, "json": out.JSON, "date": out.Date},
+	})
 }

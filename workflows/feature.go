@@ -34,7 +34,9 @@ type FeatureInput struct {
 	Prior      float64
 	Control    Control
 	ThrottleAt float64
-	Budget     *horizon.Budget
+	// LineCeiling is the run's line ceiling for the feature's card.
+	LineCeiling int
+	Budget      *horizon.Budget
 	// Decompose lets the feature ask the lead to split it once the
 	// rotation reaches decomposition.
 	Decompose bool
@@ -121,7 +123,7 @@ func newFeatureRun(ctx workflow.Context, in FeatureInput) (*featureRun, error) {
 	}
 	f.loop = &loop{
 		s: s, runID: in.RunID, goal: in.Goal, repo: in.Repo, baseCommit: in.BaseCommit,
-		job:   job{id: id, task: horizon.FeatureTask(in.Goal, feat), title: feat.Title, kind: feat.Kind, paths: feat.Paths},
+		job:   job{id: id, task: horizon.FeatureTask(in.Goal, feat), title: feat.Title, kind: feat.Kind, paths: feat.Paths, lineCeiling: in.LineCeiling},
 		setup: in.Setup, limits: in.Limits.withDefaults(), paidQueue: in.PaidQueue, throttleAt: in.ThrottleAt,
 		prior: in.Prior, onBlocker: f.handOver,
 	}
@@ -263,10 +265,15 @@ func (f *featureRun) continueAsNew(ctx workflow.Context) error {
 // on with a worker attempt under the decomposition strategy instead.
 func (f *featureRun) decompose(ctx workflow.Context, n int, prev *horizon.Attempt) ([]horizon.Feature, error) {
 	feat, l := f.soFar(), f.loop
-	model, queue := l.setup.Models[horizon.RoleWorker], l.setup.queue(horizon.RoleWorker, l.paidQueue)
+	model, queue, paid := l.setup.Models[horizon.RoleWorker], l.setup.queue(horizon.RoleWorker, l.paidQueue), l.setup.Paid[horizon.RoleWorker]
 	if s := l.setup; s.Lead != "" {
-		model, queue = s.Lead, s.leadQueue(l.paidQueue)
+		model, queue, paid = s.Lead, s.leadQueue(l.paidQueue), s.LeadPaid
 	}
+	ses, err := l.throttled(ctx, horizon.RoleLead, session{model: model, queue: queue}, paid)
+	if err != nil {
+		return nil, err
+	}
+	model, queue = ses.model, ses.queue
 	var out activities.SessionOutput
 	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("lead · decompose %s · after attempt %d", feat.ID, n-1), queue), a.AgentSession, activities.SessionInput{
 		RunID: l.runID, Feature: feat.ID, Attempt: n, Role: horizon.RoleLead, Goal: l.goal, Lane: l.lane.Path, BaseCommit: l.baseCommit,

@@ -56,6 +56,7 @@ func (l *loop) ready(ctx workflow.Context) error {
 		return nil
 	}
 	reason := fmt.Sprintf("spend ceiling $%.4f reached ($%.4f spent); raise it with `horizon set-ceiling %s USD`", st.Ceiling, l.spent(), st.RunID)
+	l.s.notifySpend(ctx, l.job.id, reason, st.Ceiling, st.DayCeiling)
 	return l.s.waitIn(ctx, horizon.PhasePaused, reason, func() bool { return !over() }, 0)
 }
 
@@ -165,7 +166,7 @@ func (l *loop) codemods(ctx workflow.Context, n int) error {
 func (l *loop) diagnose(ctx workflow.Context, n int, prev *horizon.Attempt) (string, error) {
 	var d activities.DiagnoseOutput
 	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("reader · %s · attempt %d", l.job.id, n), l.paidQueue), a.Diagnose, activities.DiagnoseInput{
-		RunID: l.runID, Attempt: n, Goal: l.goal, Lane: l.lane.Path, BaseCommit: l.baseCommit, Prev: prev,
+		RunID: l.runID, Feature: l.job.id, Attempt: n, Goal: l.goal, Lane: l.lane.Path, BaseCommit: l.baseCommit, Prev: prev,
 	}, &d); err != nil {
 		return "", err
 	}
@@ -214,10 +215,14 @@ func (l *loop) gate(ctx workflow.Context, n int) (passed bool, err error) {
 func (l *loop) audit(ctx workflow.Context, n int) (accepted bool, err error) {
 	l.s.phase(ctx, horizon.PhaseAudit)
 	gateRun := l.s.state.Current().Gate
+	ses, err := l.throttled(ctx, horizon.RoleAuditor, session{model: l.setup.Models[horizon.RoleAuditor], queue: l.setup.queue(horizon.RoleAuditor, l.paidQueue)}, l.setup.Paid[horizon.RoleAuditor])
+	if err != nil {
+		return false, err
+	}
 	var audit activities.SessionOutput
-	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("auditor · %s · attempt %d", l.job.id, n), l.setup.queue(horizon.RoleAuditor, l.paidQueue)), a.AgentSession, activities.SessionInput{
+	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("auditor · %s · attempt %d · %s", l.job.id, n, ses.model), ses.queue), a.AgentSession, activities.SessionInput{
 		RunID: l.runID, Feature: l.job.id, Attempt: n, Role: horizon.RoleAuditor, Lane: l.lane.Path, BaseCommit: l.baseCommit,
-		Model: l.setup.Models[horizon.RoleAuditor], Prompt: horizon.AuditBrief(l.job.task, n, gateRun, horizon.DiffPlaceholder),
+		Model: ses.model, Prompt: horizon.AuditBrief(l.job.task, n, gateRun, horizon.DiffPlaceholder),
 	}, &audit); err != nil {
 		return false, err
 	}
@@ -261,11 +266,14 @@ type job struct {
 	title string
 	kind  horizon.FeatureKind
 	paths []string
+	// lineCeiling is run.line_ceiling: more changed lines raise
+	// over_line_ceiling (0: none).
+	lineCeiling int
 }
 
 // card is the ladder's view of the job: its kind (--kind or the plan's,
 // bounded by default) and its allow-list (a planned feature's paths).
-func (j job) card() ladder.Card { return card(j.id, j.kind, j.paths) }
+func (j job) card() ladder.Card { return card(j.id, j.kind, j.paths, j.lineCeiling) }
 
 // commitMessage is the accepted change's commit message: a feature's
 // title and task, or a one-feature run's goal.

@@ -193,7 +193,7 @@ func (p *plannedRun) prepare(ctx workflow.Context) error {
 	}, &pre); err != nil {
 		return err
 	}
-	p.setup = Setup{Models: pre.Models, Paid: pre.Paid, Tiers: pre.Tiers, LocalContext: pre.LocalContext}
+	p.setup = Setup{Models: pre.Models, Paid: pre.Paid, Tiers: pre.Tiers, LocalContext: pre.LocalContext, Local: pre.Local}
 	p.setup.Lead, p.setup.LeadPaid = pre.Models[horizon.RoleWorker], pre.Paid[horizon.RoleWorker]
 	if in.Model == "" && pre.Tiers[ladder.T4].Available {
 		// Planning is the lead's role: the metered T4 rung when connected.
@@ -294,7 +294,7 @@ func (p *plannedRun) runFeature(ctx workflow.Context, milestone string, f horizo
 	in := FeatureInput{
 		RunID: p.in.RunID, Goal: p.in.Goal, Repo: p.in.Repo, BaseCommit: p.in.BaseCommit, Milestone: milestone,
 		Feature: *cur, Setup: p.setup, Baseline: st.Baseline, Interval: p.in.Interval, Note: note,
-		Prior: st.Usage.Cost - usageOf(*cur).Cost, Control: p.control(), ThrottleAt: p.in.ThrottleAt, Budget: st.Budget,
+		Prior: st.Usage.Cost - usageOf(*cur).Cost, Control: p.control(), ThrottleAt: p.in.ThrottleAt, LineCeiling: p.in.LineCeiling, Budget: st.Budget,
 		Decompose: f.Parent == "" && !slices.Contains(p.carry.NoDecompose, f.ID),
 		Limits:    p.in.Limits, PaidQueue: p.in.PaidQueue,
 	}
@@ -347,6 +347,7 @@ func (p *plannedRun) applyFeature(ctx workflow.Context, res *FeatureResult) {
 			break
 		}
 		p.rec.decide(ctx, id, fmt.Sprintf("paused %s on a %s blocker; features that do not depend on it go on", id, res.Blocker.Type), res.Blocker.Evidence, receiptsOf(f.Attempts)...)
+		p.s.notifyBlocked(ctx, id, f.AttemptCount(), *res.Blocker)
 		p.inHistory++
 	case FeatureOutcomeDecompose:
 		if err := st.Plan.Decompose(id, res.Parts); err != nil {

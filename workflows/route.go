@@ -56,6 +56,7 @@ func (l *loop) route(ctx workflow.Context) (plan, error) {
 		ceiling, day := st.Ceiling, st.DayCeiling
 		reason := dec.Reason + fmt.Sprintf("; raise it with `horizon set-ceiling %s USD` (--day for the daily one)", st.RunID)
 		raised := func() bool { return st.Ceiling != ceiling || st.DayCeiling != day }
+		l.s.notifySpend(ctx, l.job.id, reason, ceiling, day)
 		if err := l.s.waitIn(ctx, horizon.PhasePaused, reason, raised, time.Hour); err != nil {
 			return plan{}, err
 		}

@@ -30,6 +30,9 @@ type RunInput struct {
 	ThrottleAt float64
 	// Kind is the card's kind for the ladder: mechanical, bounded or open.
 	Kind horizon.FeatureKind
+	// LineCeiling is the most changed lines an attempt may produce before
+	// the over_line_ceiling trigger fires (0: none; runs from before it).
+	LineCeiling int
 	// SearchAttributes says the namespace has HorizonRepo and HorizonStatus:
 	// the run keeps HorizonStatus current.
 	SearchAttributes bool

@@ -91,8 +91,8 @@ func (r *singleRun) prepare(ctx workflow.Context) error {
 	st.Models, st.Model = models, models[horizon.RoleWorker]
 	r.loop = &loop{
 		s: r.s, runID: in.RunID, goal: in.Goal, repo: in.Repo, baseCommit: in.BaseCommit,
-		job:    job{id: DefaultFeature, task: in.Goal, kind: in.Kind},
-		setup:  Setup{Models: models, Paid: pre.Paid, Tiers: pre.Tiers, LocalContext: pre.LocalContext},
+		job:    job{id: DefaultFeature, task: in.Goal, kind: in.Kind, lineCeiling: in.LineCeiling},
+		setup:  Setup{Models: models, Paid: pre.Paid, Tiers: pre.Tiers, LocalContext: pre.LocalContext, Local: pre.Local},
 		limits: in.Limits.withDefaults(), paidQueue: in.PaidQueue, throttleAt: in.ThrottleAt,
 		onBlocker: r.waitUnblocked,
 	}
@@ -128,6 +128,7 @@ func (r *singleRun) waitUnblocked(ctx workflow.Context, b horizon.Blocker) (bool
 	st := &r.s.state
 	st.Blocker, st.Status, st.ReasonKind = &b, horizon.StatusBlocked, horizon.ReasonBlocked
 	reason := fmt.Sprintf("blocked (%s): %s; `horizon unblock %s %s --note \"...\"` lets it go on", b.Type, b.Evidence, st.RunID, st.Feature)
+	r.s.notifyBlocked(ctx, st.Feature, countAttempts(st.Attempts), b)
 	return false, r.s.waitIn(ctx, st.Phase, reason, func() bool { return st.Blocker == nil }, 0)
 }
 

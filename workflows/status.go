@@ -26,6 +26,8 @@ type runStatus struct {
 	// last status it was told).
 	supervisor string
 	told       horizon.Status
+	// spendTold is the spend pause last notified (notifySpend).
+	spendTold string
 }
 
 // phase moves the run to phase p and shows it.
@@ -79,7 +81,7 @@ func (s *runStatus) waitIn(ctx workflow.Context, phase horizon.Phase, reason str
 	saved := st.Phase
 	st.Phase, st.Reason = phase, reason
 	if st.Status == horizon.StatusBlocked {
-		s.handoff(ctx)
+		s.writeHandoff(ctx)
 	}
 	s.publish(ctx)
 	if err := s.await(ctx, until, within); err != nil {
@@ -123,9 +125,20 @@ func (s *runStatus) holdIfPaused(ctx workflow.Context) error {
 	return s.waitIn(ctx, horizon.PhasePaused, reason, func() bool { return !st.Paused }, 0)
 }
 
-// handoff writes runs/<run>/handoff.md. It never changes how a run ends:
-// a failure to write it is logged and the state says so.
+// handoff writes runs/<run>/handoff.md at the end of a run and tells a
+// person how it ended (notify.RunEnded, with the handoff's path). Every
+// way a run ends comes through here. It never changes how a run ends: a
+// failure to write or send is logged and the state says so.
 func (s *runStatus) handoff(ctx workflow.Context) {
+	s.writeHandoff(ctx)
+	if s.state.Status.Terminal() {
+		s.notifyEnded(ctx)
+	}
+}
+
+// writeHandoff writes runs/<run>/handoff.md: at the end, and for a run
+// that waits blocked, for the person who must act.
+func (s *runStatus) writeHandoff(ctx workflow.Context) {
 	if workflow.GetVersion(ctx, changeHandoff, workflow.DefaultVersion, 1) < 1 {
 		return
 	}

@@ -6,9 +6,10 @@ import (
 )
 
 // card is the ladder's view of a feature: its kind (--kind or the plan's,
-// bounded by default) and its allow-list (a planned feature's paths).
-func card(id string, k horizon.FeatureKind, paths []string) ladder.Card {
-	return ladder.Card{ID: id, Mechanical: k == horizon.KindMechanical, Open: k == horizon.KindOpen, AllowPaths: paths}
+// bounded by default), its allow-list (a planned feature's paths) and the
+// run's line ceiling (run.line_ceiling; 0: none).
+func card(id string, k horizon.FeatureKind, paths []string, lineCeiling int) ladder.Card {
+	return ladder.Card{ID: id, Mechanical: k == horizon.KindMechanical, Open: k == horizon.KindOpen, AllowPaths: paths, LineCeiling: lineCeiling}
 }
 
 // entry maps an attempt onto the ladder's ledger entry; the caller sets

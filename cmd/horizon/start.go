@@ -289,6 +289,7 @@ func (a *app) runTemplate() workflows.RunInput {
 		BudgetTime:         cfg.Run.BudgetTime,
 		BudgetSpend:        cfg.Run.BudgetSpend,
 		FeaturesPerHistory: cfg.Run.FeaturesPerHistory,
+		LineCeiling:        cfg.Run.LineCeiling,
 	}
 }
 

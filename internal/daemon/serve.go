@@ -18,6 +18,7 @@ import (
 	"github.com/horizon/horizon/internal/child"
 	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/internal/engine"
+	"github.com/horizon/horizon/internal/notify"
 	"github.com/horizon/horizon/internal/reader"
 	"github.com/horizon/horizon/internal/tools"
 	"github.com/horizon/horizon/workflows"
@@ -113,7 +114,12 @@ func Serve(ctx context.Context, o Options) error {
 	sessions := &lazySessions{cfg: cfg, paths: paths, log: log}
 	defer sessions.Close()
 
+	notifier, notifyTimeout, err := buildNotifier(cfg.Notify)
+	if err != nil {
+		return err
+	}
 	acts := &activities.Activities{
+		Notifier: notifier, NotifyTimeout: notifyTimeout, OutageAfter: cfg.Notify.OutageAfter,
 		Home: cfg.Home, Sessions: sessions, GateAllowEnv: cfg.Gate.AllowEnv, AstGrepBin: cfg.Agent.AstGrepBin, Logger: log,
 		Reader: reader.Config{BaseURL: cfg.Reader.BaseURL, Model: cfg.Reader.Model, APIKey: cfg.Reader.APIKey},
 		Engine: core.Reader{Client: c, Namespace: cfg.Temporal.Namespace},
@@ -273,4 +279,23 @@ func (l *lazySessions) Close() {
 		l.srv.Close()
 		l.srv = nil
 	}
+}
+
+// buildNotifier is the notifier of the daemon's activities: nil when no
+// receiver is configured. One event's delivery must fit the Notify
+// activity's timeout, so a slow receiver is given up on by the notifier,
+// not killed mid-attempt by the engine.
+func buildNotifier(n config.Notify) (notify.Notifier, time.Duration, error) {
+	if !n.Configured() {
+		return nil, 0, nil
+	}
+	s, err := notify.New(n)
+	if err != nil {
+		return nil, 0, err
+	}
+	if d := s.MaxDuration(); d > workflows.NotifyTimeout {
+		return nil, 0, fmt.Errorf("notify: one event may take %s (notify.timeout %s × notify.attempts %d, with backoff), more than the %s a notification may take: lower notify.timeout or notify.attempts",
+			d, n.Timeout, n.Attempts, workflows.NotifyTimeout)
+	}
+	return s, s.MaxDuration(), nil
 }
