@@ -62,25 +62,25 @@ func TestHeartbeatDetails(t *testing.T) {
 	}{
 		{"quiet activity beats bare", func(ctx context.Context) error {
 			defer keepAlive(ctx)()
-			time.Sleep(500 * time.Millisecond)
+			time.Sleep(2 * time.Second)
 			return nil
 		}, []string{""}},
 		{"fixed details", func(ctx context.Context) error {
 			h := startHeartbeat(ctx, beatOptions{Details: "gate running"})
 			defer h.Stop()
-			time.Sleep(500 * time.Millisecond)
+			time.Sleep(2 * time.Second)
 			return nil
 		}, []string{"gate running"}},
 		{"only with details: silent until set, then the latest", func(ctx context.Context) error {
 			h := startHeartbeat(ctx, beatOptions{OnlyWithDetails: true})
-			time.Sleep(300 * time.Millisecond) // over one beat interval (200 ms), under the timeout
+			time.Sleep(1200 * time.Millisecond) // over one beat interval (1 s), well under the timeout
 			h.Update("ses_1 thinking")
-			time.Sleep(500 * time.Millisecond)
+			time.Sleep(2 * time.Second)
 			h.Stop()
 			h.Record("ses_1 done")
 			// The SDK batches heartbeats within its throttle window (80% of
 			// the timeout); stay until it flushed this one.
-			time.Sleep(500 * time.Millisecond)
+			time.Sleep(2500 * time.Millisecond)
 			return nil
 		}, []string{"ses_1 thinking", "ses_1 done"}},
 	}
@@ -102,8 +102,10 @@ func TestHeartbeatDetails(t *testing.T) {
 			env.ExecuteWorkflow(func(ctx workflow.Context) error {
 				ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 					StartToCloseTimeout: time.Minute,
-					HeartbeatTimeout:    600 * time.Millisecond,
-					RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+					// Generous, so a loaded machine's late wake-ups do
+					// not time the activity out.
+					HeartbeatTimeout: 3 * time.Second,
+					RetryPolicy:      &temporal.RetryPolicy{MaximumAttempts: 1},
 				})
 				return workflow.ExecuteActivity(ctx, "act").Get(ctx, nil)
 			})

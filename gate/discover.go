@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -193,10 +194,43 @@ func pytestCommand(dir string) []string {
 			}
 		}
 	}
-	if _, err := exec.LookPath("pytest"); err == nil {
+	if path, err := exec.LookPath("pytest"); err == nil {
+		// Run that pytest's own interpreter with -m, not the script: -m
+		// puts the project's root on sys.path, as `python3 -m pytest`
+		// does, so a project importing its own modules from its root
+		// collects the same way under either.
+		if py := scriptInterpreter(path); py != "" && canImportPytest(py) {
+			return []string{py, "-m", "pytest"}
+		}
 		return []string{"pytest"}
 	}
 	return []string{"python3", "-m", "pytest"}
+}
+
+// scriptInterpreter is the interpreter a script's #! line names ("" when
+// none): a path, or the program `/usr/bin/env` is asked to find.
+func scriptInterpreter(script string) string {
+	f, err := os.Open(script)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	line, err := bufio.NewReader(f).ReadString('\n')
+	if err != nil && line == "" {
+		return ""
+	}
+	fields := strings.Fields(strings.TrimPrefix(line, "#!"))
+	if !strings.HasPrefix(line, "#!") || len(fields) == 0 {
+		return ""
+	}
+	if filepath.Base(fields[0]) == "env" && len(fields) > 1 {
+		p, err := exec.LookPath(fields[1])
+		if err != nil {
+			return ""
+		}
+		return p
+	}
+	return fields[0]
 }
 
 // canImportPytest reports whether the interpreter at py exists, is

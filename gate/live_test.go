@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,7 +51,7 @@ var liveEcosystems = []liveEco{
 	},
 	{
 		dir:    "python",
-		source: "detected: python3 -m pytest",
+		source: pytestSource(),
 		want: map[string][]string{
 			"one": {"tests/test_calc.py::test_add"},
 			"two": {"tests/test_calc.py::TestCalc::test_mul", "tests/test_calc.py::test_add"},
@@ -162,6 +163,13 @@ func needTool(t *testing.T, ok bool, tool, install string) {
 		t.Fatalf("%s (CI=true: .ci/run must install it)", msg)
 	}
 	t.Skip(msg)
+}
+
+// pytestSource is how Discover names the pytest command on this machine:
+// a pytest on PATH (Debian's python3-pytest installs one) is run by its own
+// interpreter with -m, before a bare python3 -m pytest.
+func pytestSource() string {
+	return "detected: " + strings.Join(pytestCommand(os.TempDir()), " ")
 }
 
 // pytestEnv returns the gate's environment for the pytest project. The gate
