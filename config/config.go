@@ -242,6 +242,11 @@ type Run struct {
 	// FeaturesPerHistory, when positive, starts a fresh workflow history
 	// (continue-as-new) after that many features; 0 leaves it to Temporal.
 	FeaturesPerHistory int `mapstructure:"features_per_history"`
+	// KeepFailedLanes is how long the lanes (worktrees and lane branches)
+	// of a run that did not complete are kept for a look; 0 removes them
+	// when the run ends, as a completed run's always are. `horizon gc`
+	// removes them once kept this long.
+	KeepFailedLanes time.Duration `mapstructure:"keep_failed_lanes"`
 }
 
 // Gate configures the deterministic gate.

@@ -81,6 +81,7 @@ func defaults() map[string]any {
 		"run.budget_spend":                 0.0,
 		"run.recovery_escalation_interval": 2,
 		"run.features_per_history":         0,
+		"run.keep_failed_lanes":            "72h",
 		"gate.timeout":                     "10m",
 		"gate.allow_env":                   []string{},
 		"log.level":                        "info",
@@ -453,6 +454,9 @@ func (c *Config) validate(src *sources) error {
 	amount("run.budget_spend", c.Run.BudgetSpend, "no spend limit")
 	if c.Run.RecoveryEscalationInterval < 1 {
 		bad("run.recovery_escalation_interval", "%d: must be at least 1 (attempts per recovery strategy)", c.Run.RecoveryEscalationInterval)
+	}
+	if c.Run.KeepFailedLanes < 0 {
+		bad("run.keep_failed_lanes", "%s: must be 0 (remove a failed run's lanes when it ends) or a positive duration such as 72h", c.Run.KeepFailedLanes)
 	}
 	if c.Run.FeaturesPerHistory < 0 {
 		bad("run.features_per_history", "%d: must be 0 (let Temporal decide) or a positive number of features", c.Run.FeaturesPerHistory)

@@ -137,6 +137,28 @@ func (s *runStatus) handoff(ctx workflow.Context) {
 	s.state.Handoff = out.Path
 }
 
+// dropLanes removes the ended run's lanes and lane branches (never its
+// integration branch, the result): at once when it completed, else only
+// when failed too is set (run.keep_failed_lanes 0); `horizon gc` removes
+// kept ones later. It never changes how the run ended: a failure is
+// logged, and gc finds what is left.
+func (s *runStatus) dropLanes(ctx workflow.Context, failed bool) {
+	if workflow.GetVersion(ctx, changeDropLanes, workflow.DefaultVersion, 1) < 1 {
+		return
+	}
+	if s.state.Status != horizon.StatusCompleted && !failed {
+		return
+	}
+	if ctx.Err() != nil {
+		// Cancelled: the cleanup must still run.
+		ctx, _ = workflow.NewDisconnectedContext(ctx)
+	}
+	in := activities.RemoveLanesInput{RunID: s.state.RunID, Repo: s.state.Repo}
+	if err := execute(ctx, gitOptions("remove lanes"), a.RemoveLanes, in, nil); err != nil {
+		workflow.GetLogger(ctx).Warn("lanes not removed", "RunID", s.state.RunID, "Error", err)
+	}
+}
+
 // finish ends a run that got its change (or, blocked, hands it over).
 func (s *runStatus) finish(ctx workflow.Context) (*horizon.RunState, error) {
 	st := &s.state

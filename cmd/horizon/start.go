@@ -322,6 +322,7 @@ func (a *app) runTemplate() workflows.RunInput {
 		BudgetTime:         cfg.Run.BudgetTime,
 		BudgetSpend:        cfg.Run.BudgetSpend,
 		FeaturesPerHistory: cfg.Run.FeaturesPerHistory,
+		DropFailedLanes:    cfg.Run.KeepFailedLanes == 0,
 	}
 }
 
