@@ -27,6 +27,9 @@ func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (Prefligh
 		return PreflightOutput{}, badInput("base commit %s is not in %s", in.BaseCommit, in.Repo)
 	}
 	g, err := GateInCommit(ctx, in.Repo, in.BaseCommit)
+	if errors.Is(err, gate.ErrNoGate) || errors.Is(err, gate.ErrGateNotRunnable) {
+		return PreflightOutput{}, badInput("%v", err)
+	}
 	if err != nil {
 		return PreflightOutput{}, err
 	}
@@ -139,7 +142,7 @@ type RoleModelError struct {
 }
 
 func (e *RoleModelError) Error() string {
-	return fmt.Sprintf("role %s: %v (pass --model PROVIDER/MODEL to use one model for every role, or connect a provider that serves one of the leaderboard's routes; `horizon models` shows them)", e.Role, e.Err)
+	return fmt.Sprintf("role %s: %v (or pass --model PROVIDER/MODEL to use one model for every role; `horizon models` shows each role's choice)", e.Role, e.Err)
 }
 
 func (e *RoleModelError) Unwrap() error { return e.Err }
@@ -161,7 +164,9 @@ func LoadLeaderboard(path string) (*ladder.Leaderboard, error) {
 }
 
 // GateInCommit finds the gate as it is in the base commit, the version the
-// run is judged by.
+// run is judged by. A commit without one is an error matching
+// gate.ErrNoGate; a script the lanes could not run (no execute bit, a
+// directory) is a *gate.NotRunnableError naming the repository's file.
 func GateInCommit(ctx context.Context, repoDir, commit string) (string, error) {
 	for _, p := range gate.ScriptPaths {
 		entry, err := git(ctx, repoDir, "ls-tree", commit, "--", p)
@@ -175,7 +180,7 @@ func GateInCommit(ctx context.Context, repoDir, commit string) (string, error) {
 		// the lanes could not run is refused now, naming the
 		// repository's file (a lane only has a copy).
 		if err := scriptRunnable(filepath.Join(repoDir, p), p, entry); err != nil {
-			return "", badInput("%v", err)
+			return "", err
 		}
 		return p, nil
 	}
@@ -207,9 +212,9 @@ func GateInCommit(ctx context.Context, repoDir, commit string) (string, error) {
 	if err != nil {
 		var nog *gate.NoGateError
 		if errors.As(err, &nog) || errors.Is(err, gate.ErrNoGate) {
-			return "", badInput("no gate in %s at %s: looked for %s and a detectable test command (go.mod, package.json test script, pytest, Cargo.toml); add an executable .horizon/verify.sh that exits 0 when the work is done", repoDir, short(commit), strings.Join(gate.ScriptPaths, ", "))
+			return "", fmt.Errorf("%w in %s at %s: looked for %s and a detectable test command (go.mod, package.json test script, pytest, Cargo.toml); add an executable .horizon/verify.sh that exits 0 when the work is done", gate.ErrNoGate, repoDir, short(commit), strings.Join(gate.ScriptPaths, ", "))
 		}
-		return "", badInput("gate in %s: %v", repoDir, err)
+		return "", fmt.Errorf("gate in %s: %w", repoDir, err)
 	}
 	return g.Source, nil
 }

@@ -56,9 +56,7 @@ func TestGateInCommit(t *testing.T) {
 				return
 			}
 			require.Error(t, err)
-			var app *temporal.ApplicationError
-			require.ErrorAs(t, err, &app)
-			require.Equal(t, ErrTypeBadInput, app.Type())
+			require.True(t, errors.Is(err, gate.ErrNoGate) || errors.Is(err, gate.ErrGateNotRunnable), "%v", err)
 			for _, s := range tt.errs {
 				require.ErrorContains(t, err, s)
 			}
@@ -155,6 +153,20 @@ func TestPreflightModels(t *testing.T) {
 	require.NoError(t, v.Get(&out))
 	require.Equal(t, "fake/fake-coder", out.Models["auditor"])
 	require.Equal(t, gate.ScriptPaths[0], out.Gate)
+}
+
+// Preflight refuses a gate the lanes could not run as bad input.
+func TestPreflightGate(t *testing.T) {
+	h := newGitHarness(t)
+	h.write(h.repo, ".horizon/verify.sh", "#!/bin/sh\nexit 0\n")
+	h.git(h.repo, "add", "-A")
+	h.git(h.repo, "commit", "-q", "-m", "gate without its execute bit")
+	h.a.Sessions = offers{"fake/fake-coder"}
+	_, err := h.env.ExecuteActivity(h.a.Preflight, PreflightInput{RunID: testRun, Repo: h.repo, BaseCommit: h.git(h.repo, "rev-parse", "HEAD"), Model: "fake/fake-coder"})
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	require.Equal(t, ErrTypeBadInput, app.Type())
+	require.ErrorContains(t, err, filepath.Join(h.repo, ".horizon", "verify.sh"))
 }
 
 // offers is a Sessions whose OpenCode offers the listed models.

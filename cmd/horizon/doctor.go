@@ -197,11 +197,10 @@ func gateCheck(err error) check {
 	if errors.As(err, &nr) {
 		return check{Name: "gate", Detail: fmt.Sprintf("%s is not runnable: %s", nr.Path, nr.Reason), Fix: nr.Fix, input: true}
 	}
-	msg := err.Error()
-	if strings.HasPrefix(msg, "no gate") {
+	if errors.Is(err, gate.ErrNoGate) {
 		return check{Name: "gate", Detail: "none in HEAD", Fix: "add an executable .horizon/verify.sh that exits 0 when the work is done, and commit it", input: true}
 	}
-	return check{Name: "gate", Detail: msg, Fix: "fix the gate and commit it", input: true}
+	return check{Name: "gate", Detail: err.Error(), Fix: "see `horizon gate`", input: true}
 }
 
 // modelsCheck resolves each role's model the way `horizon start` and the
