@@ -55,10 +55,20 @@ func newDoctorCmd(a *app, runF func(context.Context, *doctorOptions) error) *cob
 	o := &doctorOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "doctor [--repo DIR] [--json]",
-		Short: "Check git, opencode, ast-grep, the repo's gate, the engine and connected models",
+		Short: "Check git, opencode, ast-grep, the repo's gate, the engine and each role's model",
 		Long: `Check everything a run needs, one line each: ok, or what to do.
+
+  git, opencode, ast-grep   the tools are there
+  repo                      a git repository with a commit
+  gate                      HEAD has a gate the lanes can run (a script with
+                            its execute bit, not a directory)
+  home, engine              $HORIZON_HOME is writable; the engine answers
+  models                    models.file reads, models.default is offered by
+                            OpenCode, and each role a run needs has a model,
+                            resolved as the run's preflight does
+
 Exit 0 when all checks pass; otherwise the code ` + "`horizon start`" + ` would exit
-with: 2 when the repository, its gate or models.default is at fault (bad
+with: 2 when the repository, its gate or the models are at fault (bad
 input), 3 for the rest (a missing tool, the engine, the home).`,
 		Args: noArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
