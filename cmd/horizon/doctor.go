@@ -257,8 +257,9 @@ func connectedModels(ctx context.Context, bin, dir, extraConfig string) ([]strin
 		dir = top
 	}
 	cmd.Dir = dir
-	// OpenCode takes its project directory from $PWD.
-	cmd.Env = append(os.Environ(), "PWD="+dir, "OPENCODE_DISABLE_AUTOUPDATE=1")
+	// OpenCode takes its project directory from $PWD; offline like the
+	// daemon's OpenCode, so both see the same models.
+	cmd.Env = append(os.Environ(), "PWD="+dir, "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1")
 	if extraConfig != "" {
 		cmd.Env = append(cmd.Env, "OPENCODE_CONFIG="+extraConfig)
 	}

@@ -26,6 +26,7 @@ func TestPreflightRefusedBeforeStart(t *testing.T) {
 	good, _ := fixture(t)
 	noExec := filepath.Join(t.TempDir(), "noexec")
 	require.NoError(t, demo.CreateRepo(noExec, ""))
+	require.NoError(t, os.Chmod(filepath.Join(noExec, ".horizon", "verify.sh"), 0o644))
 	git(t, noExec, "update-index", "--chmod=-x", ".horizon/verify.sh")
 	git(t, noExec, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "gate loses its execute bit")
 	dirGate := filepath.Join(t.TempDir(), "dirgate")
