@@ -93,8 +93,8 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (*horizon.RunState, error) {
 		}
 		res, err = r.run(ctx)
 	}
-	if !workflow.IsContinueAsNewError(err) {
-		s.dropLanes(ctx, in.DropFailedLanes)
+	if in.DropFailedLanes && !workflow.IsContinueAsNewError(err) && s.state.Status != horizon.StatusCompleted {
+		s.dropLanes(ctx)
 	}
 	return res, err
 }

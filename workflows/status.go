@@ -137,16 +137,14 @@ func (s *runStatus) handoff(ctx workflow.Context) {
 	s.state.Handoff = out.Path
 }
 
-// dropLanes removes the ended run's lanes and lane branches (never its
-// integration branch, the result): at once when it completed, else only
-// when failed too is set (run.keep_failed_lanes 0); `horizon gc` removes
-// kept ones later. It never changes how the run ended: a failure is
-// logged, and gc finds what is left.
-func (s *runStatus) dropLanes(ctx workflow.Context, failed bool) {
+// dropLanes removes the run's lanes and lane branches (never its
+// integration branch, the result): a completed run's in finish, before
+// anyone can see it completed; one that did not complete at its end when
+// run.keep_failed_lanes is 0 (RunWorkflow), else `horizon gc` later. It
+// never changes how the run ends: a failure is logged, and gc finds what
+// is left.
+func (s *runStatus) dropLanes(ctx workflow.Context) {
 	if workflow.GetVersion(ctx, changeDropLanes, workflow.DefaultVersion, 1) < 1 {
-		return
-	}
-	if s.state.Status != horizon.StatusCompleted && !failed {
 		return
 	}
 	if ctx.Err() != nil {
@@ -166,6 +164,7 @@ func (s *runStatus) finish(ctx workflow.Context) (*horizon.RunState, error) {
 		s.handoff(ctx)
 		return nil, temporal.NewNonRetryableApplicationError(st.Reason, FailureRunBlocked, nil, *st)
 	}
+	s.dropLanes(ctx)
 	st.End(horizon.StatusCompleted, "", "", workflow.Now(ctx))
 	s.handoff(ctx)
 	s.publish(ctx)
