@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/activities"
+	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/workflows"
 )
@@ -211,7 +212,7 @@ func confirmUnknown(ctx context.Context, r core.Reader, id string) runEnd {
 		// Unsure: treat it as open, never remove.
 		return runEnd{known: true, open: true}
 	}
-	return runEnd{known: true, completed: st.Status == "completed", closedAt: st.UpdatedAt, repo: st.Repo}
+	return runEnd{known: true, completed: st.Status == horizon.StatusCompleted, closedAt: st.UpdatedAt, repo: st.Repo}
 }
 
 func (a *app) printGC(o *gcOptions, entries []gcEntry) error {
