@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.temporal.io/sdk/activity"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/horizon/horizon/gate"
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/agent"
 	"github.com/horizon/horizon/ladder"
 )
 
@@ -25,6 +27,9 @@ func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (Prefligh
 		return PreflightOutput{}, badInput("base commit %s is not in %s", in.BaseCommit, in.Repo)
 	}
 	g, err := GateInCommit(ctx, in.Repo, in.BaseCommit)
+	if errors.Is(err, gate.ErrNoGate) || errors.Is(err, gate.ErrGateNotRunnable) {
+		return PreflightOutput{}, badInput("%v", err)
+	}
 	if err != nil {
 		return PreflightOutput{}, err
 	}
@@ -33,19 +38,20 @@ func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (Prefligh
 	if err := checkSubmodules(ctx, in.Repo, in.BaseCommit); err != nil {
 		return PreflightOutput{}, submoduleFailure("preflight", err)
 	}
-	out := PreflightOutput{Gate: g, Models: map[horizon.Role]string{}, Why: map[horizon.Role]string{}, Paid: map[horizon.Role]bool{}}
 	lb, err := LoadLeaderboard(in.ModelsFile)
 	if err != nil {
 		return PreflightOutput{}, badInput("%v", err)
 	}
+	connected, err := a.Sessions.Models(ctx, in.Repo)
+	if err != nil {
+		return PreflightOutput{}, fmt.Errorf("preflight: models OpenCode can use: %w", err)
+	}
+	rm, err := ResolveRoles(lb, in.Model, connected)
+	if err != nil {
+		return PreflightOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeUnknownModel, nil)
+	}
+	out := PreflightOutput{Gate: g, Models: rm.Models, Why: rm.Why, Paid: rm.Paid}
 	if in.Model != "" {
-		if err := a.Sessions.ValidateModel(ctx, in.Repo, in.Model); err != nil {
-			return PreflightOutput{}, classifySessionError(err)
-		}
-		for _, role := range Roles {
-			out.Models[role], out.Why[role] = in.Model, "forced by --model (or models.default)"
-			out.Paid[role] = Paid(lb, in.Model)
-		}
 		out.Local = map[horizon.Role]string{}
 		if !Paid(lb, in.Model) {
 			for _, role := range LocalRoles {
@@ -53,25 +59,55 @@ func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (Prefligh
 			}
 		}
 		out.Tiers = a.availability(lb, in.Model, nil)
-		out.LocalContext = contextLength(lb, out.Tiers[ladder.T1].Model)
+	} else {
+		out.Local = localModels(lb, connected)
+		out.Tiers = a.availability(lb, "", connected)
+	}
+	out.LocalContext = contextLength(lb, out.Tiers[ladder.T1].Model)
+	return out, nil
+}
+
+// RoleModels is the model each role of a run (Roles) gets, why, and
+// whether it is paid.
+type RoleModels struct {
+	Models map[horizon.Role]string
+	Why    map[horizon.Role]string
+	Paid   map[horizon.Role]bool
+}
+
+// ResolveRoles picks the model of each role a run needs among the models
+// OpenCode offers (connected): forced (--model, models.default) for every
+// role when set, which OpenCode must offer, else each role's best-ranked
+// leaderboard model with a connected route. The run's preflight and
+// `horizon start`/`horizon doctor` both decide through it, so what the CLI
+// refuses is what the run would fail on. The error is an
+// *agent.UnknownModelError for a forced model OpenCode does not offer, or
+// joins a *RoleModelError for each role without a model.
+func ResolveRoles(lb *ladder.Leaderboard, forced string, connected []string) (RoleModels, error) {
+	out := RoleModels{Models: map[horizon.Role]string{}, Why: map[horizon.Role]string{}, Paid: map[horizon.Role]bool{}}
+	if forced != "" {
+		if !slices.Contains(connected, forced) {
+			return RoleModels{}, &agent.UnknownModelError{Model: forced, Available: connected}
+		}
+		for _, role := range Roles {
+			out.Models[role], out.Why[role] = forced, "forced by --model (or models.default)"
+			out.Paid[role] = Paid(lb, forced)
+		}
 		return out, nil
 	}
-	connected, err := a.Sessions.Models(ctx, in.Repo)
-	if err != nil {
-		return PreflightOutput{}, fmt.Errorf("preflight: models OpenCode can use: %w", err)
-	}
+	var errs []error
 	for _, role := range Roles {
 		c, err := lb.Resolve(string(role), connected)
 		if err != nil {
-			return PreflightOutput{}, temporal.NewNonRetryableApplicationError(
-				fmt.Sprintf("role %s: %v (pass --model PROVIDER/MODEL to use one model for every role)", role, err), ErrTypeUnknownModel, nil)
+			errs = append(errs, &RoleModelError{Role: role, Err: err})
+			continue
 		}
 		out.Models[role], out.Why[role] = c.Route, c.Why
 		out.Paid[role] = Paid(lb, c.Route)
 	}
-	out.Local = localModels(lb, connected)
-	out.Tiers = a.availability(lb, "", connected)
-	out.LocalContext = contextLength(lb, out.Tiers[ladder.T1].Model)
+	if len(errs) > 0 {
+		return RoleModels{}, errors.Join(errs...)
+	}
 	return out, nil
 }
 
@@ -121,6 +157,19 @@ func localModels(lb *ladder.Leaderboard, connected []string) map[horizon.Role]st
 // Roles are the agent roles a run needs a model for.
 var Roles = []horizon.Role{horizon.RoleWorker, horizon.RoleAuditor}
 
+// RoleModelError says a role a run needs has no model: Err is the
+// leaderboard's *ladder.NoModelError.
+type RoleModelError struct {
+	Role horizon.Role
+	Err  error
+}
+
+func (e *RoleModelError) Error() string {
+	return fmt.Sprintf("role %s: %v (or pass --model PROVIDER/MODEL to use one model for every role; `horizon models` shows each role's choice)", e.Role, e.Err)
+}
+
+func (e *RoleModelError) Unwrap() error { return e.Err }
+
 // LoadLeaderboard reads a leaderboard file, or returns the bundled one for "".
 func LoadLeaderboard(path string) (*ladder.Leaderboard, error) {
 	if path == "" {
@@ -138,12 +187,25 @@ func LoadLeaderboard(path string) (*ladder.Leaderboard, error) {
 }
 
 // GateInCommit finds the gate as it is in the base commit, the version the
-// run is judged by.
+// run is judged by. A commit without one is an error matching
+// gate.ErrNoGate; a script the lanes could not run (no execute bit, a
+// directory) is a *gate.NotRunnableError naming the repository's file.
 func GateInCommit(ctx context.Context, repoDir, commit string) (string, error) {
 	for _, p := range gate.ScriptPaths {
-		if gitOK(ctx, repoDir, "cat-file", "-e", commit+":"+p) {
-			return p, nil
+		entry, err := git(ctx, repoDir, "ls-tree", commit, "--", p)
+		if err != nil {
+			return "", fmt.Errorf("find gate in %s at %s: %w", repoDir, short(commit), err)
 		}
+		if entry == "" {
+			continue
+		}
+		// Like gate.Discover, the first script found is the judge: one
+		// the lanes could not run is refused now, naming the
+		// repository's file (a lane only has a copy).
+		if err := scriptRunnable(filepath.Join(repoDir, p), p, entry); err != nil {
+			return "", err
+		}
+		return p, nil
 	}
 	// No script: a detected ecosystem command, judged from a checkout-free
 	// listing of the commit's top level.
@@ -173,11 +235,27 @@ func GateInCommit(ctx context.Context, repoDir, commit string) (string, error) {
 	if err != nil {
 		var nog *gate.NoGateError
 		if errors.As(err, &nog) || errors.Is(err, gate.ErrNoGate) {
-			return "", badInput("no gate in %s at %s: looked for %s and a detectable test command (go.mod, package.json test script, pytest, Cargo.toml); add an executable .horizon/verify.sh that exits 0 when the work is done", repoDir, short(commit), strings.Join(gate.ScriptPaths, ", "))
+			return "", fmt.Errorf("%w in %s at %s: looked for %s and a detectable test command (go.mod, package.json test script, pytest, Cargo.toml); add an executable .horizon/verify.sh that exits 0 when the work is done", gate.ErrNoGate, repoDir, short(commit), strings.Join(gate.ScriptPaths, ", "))
 		}
-		return "", badInput("gate in %s: %v", repoDir, err)
+		return "", fmt.Errorf("gate in %s: %w", repoDir, err)
 	}
 	return g.Source, nil
+}
+
+// scriptRunnable judges a gate script by its tree entry in the commit
+// ("<mode> <type> <object>\t<path>"): a lane checks out exactly that.
+func scriptRunnable(file, rel, entry string) error {
+	mode, _, _ := strings.Cut(entry, " ")
+	switch mode {
+	case "100755", "120000": // executable, or a symlink the lane resolves
+		return nil
+	case "100644":
+		return &gate.NotRunnableError{Path: file, Reason: "it lacks the execute bit in the commit", Fix: fmt.Sprintf("run: chmod +x %s && git update-index --chmod=+x %s && git commit", file, rel)}
+	case "040000":
+		return &gate.NotRunnableError{Path: file, Reason: "it is a directory", Fix: "replace it with an executable script that exits 0 when the checks pass, and commit it"}
+	default:
+		return &gate.NotRunnableError{Path: file, Reason: "it is not a regular file (git mode " + mode + ")", Fix: "replace it with an executable script, and commit it"}
+	}
 }
 
 // PrepareLane makes (or finds) the feature's git worktree on its lane branch,

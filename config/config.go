@@ -246,6 +246,11 @@ type Run struct {
 	// may produce before the over_line_ceiling escalation trigger fires;
 	// 0 means no ceiling.
 	LineCeiling int `mapstructure:"line_ceiling"`
+	// KeepFailedLanes is how long the lanes (worktrees and lane branches)
+	// of a run that did not complete are kept for a look; 0 removes them
+	// when the run ends, as a completed run's always are. `horizon gc`
+	// removes them once kept this long.
+	KeepFailedLanes time.Duration `mapstructure:"keep_failed_lanes"`
 }
 
 // Gate configures the deterministic gate.

@@ -144,6 +144,12 @@ func TestDefaultsAndDerived(t *testing.T) {
 	require.Equal(t, 2, c.Run.RecoveryEscalationInterval)
 	require.Zero(t, c.Run.FeaturesPerHistory)
 	require.Equal(t, 400, c.Run.LineCeiling)
+	require.Equal(t, 72*time.Hour, c.Run.KeepFailedLanes)
+
+	t.Setenv("HORIZON_RUN_KEEP_FAILED_LANES", "0")
+	c, err = Load(Options{UserFile: "-none-"})
+	require.NoError(t, err)
+	require.Zero(t, c.Run.KeepFailedLanes, "0 removes a failed run's lanes at its end")
 }
 
 func TestBadInput(t *testing.T) {
@@ -169,6 +175,7 @@ func TestBadInput(t *testing.T) {
 		{"negative time budget", "", map[string]string{"HORIZON_RUN_BUDGET_TIME": "-1h"}, []string{"run.budget_time"}},
 		{"bad time budget", "", map[string]string{"HORIZON_RUN_BUDGET_TIME": "three days"}, []string{"HORIZON_RUN_BUDGET_TIME", "run.budget_time"}},
 		{"zero escalation interval", "", map[string]string{"HORIZON_RUN_RECOVERY_ESCALATION_INTERVAL": "0"}, []string{"run.recovery_escalation_interval"}},
+		{"negative lane keep", "", map[string]string{"HORIZON_RUN_KEEP_FAILED_LANES": "-1h"}, []string{"HORIZON_RUN_KEEP_FAILED_LANES", "run.keep_failed_lanes"}},
 		{"negative features per history", "", map[string]string{"HORIZON_RUN_FEATURES_PER_HISTORY": "-2"}, []string{"run.features_per_history"}},
 		{"negative line ceiling", "", map[string]string{"HORIZON_RUN_LINE_CEILING": "-1"}, []string{"run.line_ceiling"}},
 	}

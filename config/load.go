@@ -82,6 +82,7 @@ func defaults() map[string]any {
 		"run.recovery_escalation_interval": 2,
 		"run.features_per_history":         0,
 		"run.line_ceiling":                 400,
+		"run.keep_failed_lanes":            "72h",
 		"gate.timeout":                     "10m",
 		"gate.allow_env":                   []string{},
 		"log.level":                        "info",
@@ -457,6 +458,9 @@ func (c *Config) validate(src *sources) error {
 	}
 	if c.Run.LineCeiling < 0 {
 		bad("run.line_ceiling", "%d: must be 0 (no ceiling) or a positive number of changed lines", c.Run.LineCeiling)
+	}
+	if c.Run.KeepFailedLanes < 0 {
+		bad("run.keep_failed_lanes", "%s: must be 0 (remove a failed run's lanes when it ends) or a positive duration such as 72h", c.Run.KeepFailedLanes)
 	}
 	if c.Run.FeaturesPerHistory < 0 {
 		bad("run.features_per_history", "%d: must be 0 (let Temporal decide) or a positive number of features", c.Run.FeaturesPerHistory)

@@ -60,6 +60,11 @@ type RunInput struct {
 	FeaturesPerHistory int
 	// Carry is the state carried across continue-as-new.
 	Carry *Carry
+	// DropFailedLanes (run.keep_failed_lanes is 0) removes the lanes of a
+	// run that did not complete at its end too; otherwise they are kept
+	// for a look and `horizon gc` removes them later. A completed run's
+	// lanes always go at its end.
+	DropFailedLanes bool
 
 	// Plan, when set, is the run's plan, made ahead by the lead (a
 	// supervisor's decomposition of a roadmap item): the run skips its own
@@ -76,18 +81,25 @@ type RunInput struct {
 // the goal as one feature through the verified-change loop (single.go).
 func RunWorkflow(ctx workflow.Context, in RunInput) (*horizon.RunState, error) {
 	s := &runStatus{state: newRunState(ctx, in), index: in.SearchAttributes, indexed: horizon.StatusRunning, supervisor: in.Supervisor, told: horizon.StatusRunning}
+	var res *horizon.RunState
+	var err error
 	if in.Planned {
-		p, err := newPlannedRun(ctx, in, s)
-		if err != nil {
-			return nil, err
+		p, perr := newPlannedRun(ctx, in, s)
+		if perr != nil {
+			return nil, perr
 		}
-		return p.run(ctx)
+		res, err = p.run(ctx)
+	} else {
+		r, rerr := newSingleRun(ctx, in, s)
+		if rerr != nil {
+			return nil, rerr
+		}
+		res, err = r.run(ctx)
 	}
-	r, err := newSingleRun(ctx, in, s)
-	if err != nil {
-		return nil, err
+	if in.DropFailedLanes && !workflow.IsContinueAsNewError(err) && s.state.Status != horizon.StatusCompleted {
+		s.dropLanes(ctx)
 	}
-	return r.run(ctx)
+	return res, err
 }
 
 // newRunState is a run's state at its start.

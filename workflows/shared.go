@@ -147,6 +147,8 @@ const (
 	changeBaselineGate = "baseline-gate"
 	// changeHandoff writes handoff.md at the end of a run.
 	changeHandoff = "handoff"
+	// changeDropLanes removes a run's lanes when it ends.
+	changeDropLanes = "drop-lanes"
 )
 
 // Approve is the argument of UpdateApprove.

@@ -150,6 +150,26 @@ func (s *runStatus) writeHandoff(ctx workflow.Context) {
 	s.state.Handoff = out.Path
 }
 
+// dropLanes removes the run's lanes and lane branches (never its
+// integration branch, the result): a completed run's in finish, before
+// anyone can see it completed; one that did not complete at its end when
+// run.keep_failed_lanes is 0 (RunWorkflow), else `horizon gc` later. It
+// never changes how the run ends: a failure is logged, and gc finds what
+// is left.
+func (s *runStatus) dropLanes(ctx workflow.Context) {
+	if workflow.GetVersion(ctx, changeDropLanes, workflow.DefaultVersion, 1) < 1 {
+		return
+	}
+	if ctx.Err() != nil {
+		// Cancelled: the cleanup must still run.
+		ctx, _ = workflow.NewDisconnectedContext(ctx)
+	}
+	in := activities.RemoveLanesInput{RunID: s.state.RunID, Repo: s.state.Repo}
+	if err := execute(ctx, gitOptions("remove lanes"), a.RemoveLanes, in, nil); err != nil {
+		workflow.GetLogger(ctx).Warn("lanes not removed", "RunID", s.state.RunID, "Error", err)
+	}
+}
+
 // finish ends a run that got its change (or, blocked, hands it over).
 func (s *runStatus) finish(ctx workflow.Context) (*horizon.RunState, error) {
 	st := &s.state
@@ -157,6 +177,7 @@ func (s *runStatus) finish(ctx workflow.Context) (*horizon.RunState, error) {
 		s.handoff(ctx)
 		return nil, temporal.NewNonRetryableApplicationError(st.Reason, FailureRunBlocked, nil, *st)
 	}
+	s.dropLanes(ctx)
 	st.End(horizon.StatusCompleted, "", "", workflow.Now(ctx))
 	s.handoff(ctx)
 	s.publish(ctx)

@@ -13,9 +13,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/horizon/horizon/activities"
+	"github.com/horizon/horizon/gate"
 	"github.com/horizon/horizon/internal/daemon"
 	"github.com/horizon/horizon/internal/engine"
 	"github.com/horizon/horizon/internal/tools"
+	"github.com/horizon/horizon/ladder"
 )
 
 type check struct {
@@ -53,10 +55,20 @@ func newDoctorCmd(a *app, runF func(context.Context, *doctorOptions) error) *cob
 	o := &doctorOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "doctor [--repo DIR] [--json]",
-		Short: "Check git, opencode, ast-grep, the repo's gate, the engine and connected models",
+		Short: "Check git, opencode, ast-grep, the repo's gate, the engine and each role's model",
 		Long: `Check everything a run needs, one line each: ok, or what to do.
+
+  git, opencode, ast-grep   the tools are there
+  repo                      a git repository with a commit
+  gate                      HEAD has a gate the lanes can run (a script with
+                            its execute bit, not a directory)
+  home, engine              $HORIZON_HOME is writable; the engine answers
+  models                    models.file reads, models.default is offered by
+                            OpenCode, and each role a run needs has a model,
+                            resolved as the run's preflight does
+
 Exit 0 when all checks pass; otherwise the code ` + "`horizon start`" + ` would exit
-with: 2 when the repository, its gate or models.default is at fault (bad
+with: 2 when the repository, its gate or the models are at fault (bad
 input), 3 for the rest (a missing tool, the engine, the home).`,
 		Args: noArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -138,7 +150,7 @@ func (a *app) doctor(ctx context.Context) []check {
 		}
 		out = append(out, check{Name: "repo", OK: true, Detail: d})
 		if g, err := activities.GateInCommit(ctx, info.Root, info.Head); err != nil {
-			out = append(out, check{Name: "gate", Detail: "none in HEAD", Fix: "add an executable .horizon/verify.sh that exits 0 when the work is done, and commit it", input: true})
+			out = append(out, gateCheck(err))
 		} else {
 			out = append(out, check{Name: "gate", OK: true, Detail: g})
 		}
@@ -180,27 +192,60 @@ func (a *app) doctor(ctx context.Context) []check {
 		}
 	}
 
-	if ocBin != "" {
-		models, err := connectedModels(ctx, ocBin, a.repoDir, a.cfg.Agent.OpenCodeConfig)
-		switch {
-		case err != nil:
-			out = append(out, check{Name: "models", Detail: err.Error(), Fix: "configure a provider in OpenCode (`opencode auth login`, or a provider in opencode.json)"})
-		case len(models) == 0:
-			out = append(out, check{Name: "models", Detail: "OpenCode reports no models", Fix: "connect a provider: `opencode auth login`, or add one to opencode.json"})
-		default:
-			d := fmt.Sprintf("%d available: %s", len(models), strings.Join(models[:min(len(models), 8)], ", "))
-			if len(models) > 8 {
-				d += ", …"
-			}
-			c := check{Name: "models", OK: true, Detail: d}
-			if m := a.cfg.Models.Default; m != "" && !contains(models, m) {
-				c.OK, c.input = false, true
-				c.Fix = fmt.Sprintf("models.default %s is not among them", m)
-			}
-			out = append(out, c)
-		}
+	dir := a.repoDir
+	if rerr == nil {
+		dir = info.Root
 	}
+	out = append(out, a.modelsCheck(ctx, dir, ocBin != ""))
 	return out
+}
+
+// gateCheck is the failed gate check for GateInCommit's error, which
+// names the repository's file and what to do.
+func gateCheck(err error) check {
+	var nr *gate.NotRunnableError
+	if errors.As(err, &nr) {
+		return check{Name: "gate", Detail: fmt.Sprintf("%s is not runnable: %s", nr.Path, nr.Reason), Fix: nr.Fix, input: true}
+	}
+	if errors.Is(err, gate.ErrNoGate) {
+		return check{Name: "gate", Detail: "none in HEAD", Fix: "add an executable .horizon/verify.sh that exits 0 when the work is done, and commit it", input: true}
+	}
+	return check{Name: "gate", Detail: err.Error(), Fix: "see `horizon gate`", input: true}
+}
+
+// modelsCheck resolves each role's model the way `horizon start` and the
+// run's preflight do (roleModels): it fails when the leaderboard cannot be
+// read, --model (models.default) is not offered by OpenCode, or a role a
+// run needs has no model.
+func (a *app) modelsCheck(ctx context.Context, dir string, haveOpenCode bool) check {
+	if _, err := activities.LoadLeaderboard(a.cfg.Models.File); err != nil {
+		return check{Name: "models", Detail: err.Error(), Fix: "point models.file at a readable leaderboard (models.json format), or unset it for the bundled one", input: true}
+	}
+	if !haveOpenCode {
+		return check{Name: "models", Detail: "not checked: needs opencode", Fix: "install opencode (see the opencode check)"}
+	}
+	rm, connected, err := a.roleModels(ctx, dir)
+	if err != nil {
+		c := check{Name: "models", Detail: strings.ReplaceAll(err.Error(), "\n", "; "), input: exitCode(err) == ExitUsage}
+		var nm *ladder.NoModelError
+		switch {
+		case !c.input:
+			c.Fix = "configure a provider in OpenCode (`opencode auth login`, or a provider in opencode.json)"
+		case errors.As(err, &nm) && len(connected) == 0:
+			c.Detail = "OpenCode reports no models, so no role has one"
+			c.Fix = "connect a provider: `opencode auth login`, or add one to opencode.json; `horizon models` shows the choice per role"
+		case errors.As(err, &nm):
+			c.Fix = "connect a provider that serves a leaderboard route for the role, or pass --model PROVIDER/MODEL; `horizon models` shows the choice per role"
+		default:
+			c.Fix = "set --model (models.default) to one OpenCode offers, or leave it out to use the leaderboard"
+		}
+		return c
+	}
+	var roles []string
+	for _, r := range activities.Roles {
+		roles = append(roles, string(r)+" "+rm.Models[r])
+	}
+	return check{Name: "models", OK: true, Detail: fmt.Sprintf("%s (%d available)", strings.Join(roles, ", "), len(connected))}
 }
 
 // connectedModels asks OpenCode which provider/model ids it can use from dir.
@@ -212,8 +257,9 @@ func connectedModels(ctx context.Context, bin, dir, extraConfig string) ([]strin
 		dir = top
 	}
 	cmd.Dir = dir
-	// OpenCode takes its project directory from $PWD.
-	cmd.Env = append(os.Environ(), "PWD="+dir, "OPENCODE_DISABLE_AUTOUPDATE=1")
+	// OpenCode takes its project directory from $PWD; offline like the
+	// daemon's OpenCode, so both see the same models.
+	cmd.Env = append(os.Environ(), "PWD="+dir, "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1")
 	if extraConfig != "" {
 		cmd.Env = append(cmd.Env, "OPENCODE_CONFIG="+extraConfig)
 	}
@@ -233,13 +279,4 @@ func connectedModels(ctx context.Context, bin, dir, extraConfig string) ([]strin
 		}
 	}
 	return models, nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }

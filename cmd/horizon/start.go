@@ -23,6 +23,7 @@ import (
 	"github.com/horizon/horizon/activities"
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/agent"
 	"github.com/horizon/horizon/internal/daemon"
 	"github.com/horizon/horizon/internal/repo"
 	"github.com/horizon/horizon/internal/tools"
@@ -241,28 +242,61 @@ func (a *app) prepare(ctx context.Context, goal, kind string) (preparedRun, erro
 }
 
 // checkRunnable refuses, before any run exists, what would fail a run at
-// preflight: an invalid model name or leaderboard, no gate in the commit,
-// no opencode for the embedded daemon.
+// preflight: an invalid model name or leaderboard, no gate in the commit
+// or one the lanes could not run, no opencode for the embedded daemon, a
+// --model OpenCode does not offer, a role without a model.
 func (a *app) checkRunnable(ctx context.Context, info repo.Info) error {
 	cfg := a.cfg
 	if cfg.Models.Default != "" {
 		if err := config.ValidateModelName(cfg.Models.Default); err != nil {
 			return usagef("--model: %v", err)
 		}
-	} else if _, err := activities.LoadLeaderboard(cfg.Models.File); err != nil {
+	}
+	if _, err := activities.LoadLeaderboard(cfg.Models.File); err != nil {
 		return usageError{err}
 	}
 	if _, err := activities.GateInCommit(ctx, info.Root, info.Head); err != nil {
 		return usageError{err}
 	}
-	if cfg.Embedded() {
-		// The daemon runs on this machine with this environment: a missing
-		// opencode would only surface minutes later as a failing activity.
-		if _, err := tools.Find(tools.OpenCode, cfg.Agent.OpenCodeBin, "agent.opencode_bin (HORIZON_AGENT_OPENCODE_BIN)"); err != nil {
-			return err
-		}
+	if !cfg.Embedded() {
+		// The workers of a remote cluster have their own OpenCode and
+		// providers: their preflight judges the models.
+		return nil
 	}
-	return nil
+	// The daemon runs on this machine with this environment: a missing
+	// opencode or model would only surface later as a failed run.
+	_, _, err := a.roleModels(ctx, info.Root)
+	return err
+}
+
+// roleModels resolves each role's model as the run's preflight will
+// (activities.ResolveRoles), from the models `opencode models` lists in
+// dir, as `horizon models` asks; it also returns those models. A
+// models.file that cannot be read, a --model OpenCode does not offer and a
+// role without a model are bad input; no opencode, or one that does not
+// answer, is the environment.
+func (a *app) roleModels(ctx context.Context, dir string) (activities.RoleModels, []string, error) {
+	lb, err := activities.LoadLeaderboard(a.cfg.Models.File)
+	if err != nil {
+		return activities.RoleModels{}, nil, usageError{err}
+	}
+	bin, err := tools.Find(tools.OpenCode, a.cfg.Agent.OpenCodeBin, "agent.opencode_bin (HORIZON_AGENT_OPENCODE_BIN)")
+	if err != nil {
+		return activities.RoleModels{}, nil, err
+	}
+	connected, err := connectedModels(ctx, bin, dir, a.cfg.Agent.OpenCodeConfig)
+	if err != nil {
+		return activities.RoleModels{}, nil, exitErr{code: ExitEnvironment, msg: err.Error()}
+	}
+	rm, err := activities.ResolveRoles(lb, a.cfg.Models.Default, connected)
+	var um *agent.UnknownModelError
+	switch {
+	case errors.As(err, &um):
+		return rm, connected, usagef("--model (models.default): %v; use one of them (`horizon models` lists them), or leave --model out to use the leaderboard", err)
+	case err != nil:
+		return rm, connected, usageError{err}
+	}
+	return rm, connected, nil
 }
 
 // runTemplate is what every run takes from the configuration: models,
@@ -290,6 +324,7 @@ func (a *app) runTemplate() workflows.RunInput {
 		BudgetSpend:        cfg.Run.BudgetSpend,
 		FeaturesPerHistory: cfg.Run.FeaturesPerHistory,
 		LineCeiling:        cfg.Run.LineCeiling,
+		DropFailedLanes:    cfg.Run.KeepFailedLanes == 0,
 	}
 }
 
