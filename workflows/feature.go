@@ -125,6 +125,9 @@ func newFeatureRun(ctx workflow.Context, in FeatureInput) (*featureRun, error) {
 		setup: in.Setup, limits: in.Limits.withDefaults(), paidQueue: in.PaidQueue, throttleAt: in.ThrottleAt,
 		prior: in.Prior, onBlocker: f.handOver,
 	}
+	if in.Budget != nil {
+		f.loop.deadline = in.Budget.Deadline
+	}
 	if err := workflow.SetQueryHandler(ctx, QueryStatus, f.status); err != nil {
 		return nil, fmt.Errorf("register status query: %w", err)
 	}
@@ -149,9 +152,12 @@ func (f *featureRun) receiveControl(ctx workflow.Context) {
 func (f *featureRun) run(ctx workflow.Context) (*FeatureResult, error) {
 	st, in := &f.s.state, f.in
 	l := f.loop
-	if err := execute(ctx, gitOptions("lane "+in.Feature.ID), a.PrepareLane, activities.LaneInput{
+	if err := execute(ctx, l.bound(ctx, gitOptions("lane "+in.Feature.ID)), a.PrepareLane, activities.LaneInput{
 		RunID: in.RunID, Feature: in.Feature.ID, Repo: in.Repo, BaseCommit: in.BaseCommit, FromIntegration: true,
 	}, &l.lane); err != nil {
+		if overBudget(err) {
+			return f.result(FeatureOutcomeBudget, f.budgetReason(ctx, err)), nil
+		}
 		return nil, err
 	}
 	if l.lane.Base != "" {
@@ -208,6 +214,10 @@ func (f *featureRun) next(ctx workflow.Context) (*FeatureResult, error) {
 		// platform limit with the ladder's reason as evidence.
 		f.blocked, err = st.Blocker, nil
 	}
+	if overBudget(err) {
+		// An outage outlasted the budget: the one hard stop, not a failure.
+		return f.result(FeatureOutcomeBudget, f.budgetReason(ctx, err)), nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -226,6 +236,20 @@ func (f *featureRun) next(ctx workflow.Context) (*FeatureResult, error) {
 		return f.result(FeatureOutcomeAccepted, ""), nil
 	}
 	return nil, nil
+}
+
+// budgetReason says why an activity cut off by the budget ended the
+// feature, with the error it was waiting out.
+func (f *featureRun) budgetReason(ctx workflow.Context, err error) string {
+	why, over := f.in.Budget.Exceeded(workflow.Now(ctx), f.loop.spent())
+	if !over {
+		why = "run budget: time limit reached"
+	}
+	var te *temporal.TimeoutError
+	if errors.As(err, &te) && te.Unwrap() != nil {
+		why += " while waiting out an outage: " + te.Unwrap().Error()
+	}
+	return why
 }
 
 // rotate is the recovery strategy after count attempts; a change of
@@ -268,7 +292,7 @@ func (f *featureRun) decompose(ctx workflow.Context, n int, prev *horizon.Attemp
 		model, queue = s.Lead, s.leadQueue(l.paidQueue)
 	}
 	var out activities.SessionOutput
-	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("lead · decompose %s · after attempt %d", feat.ID, n-1), queue), a.AgentSession, activities.SessionInput{
+	if err := execute(ctx, l.bound(ctx, sessionOptions(l.limits, fmt.Sprintf("lead · decompose %s · after attempt %d", feat.ID, n-1), queue)), a.AgentSession, activities.SessionInput{
 		RunID: l.runID, Feature: feat.ID, Attempt: n, Role: "lead", Goal: l.goal, Lane: l.lane.Path, BaseCommit: l.baseCommit,
 		Model: model, Prompt: horizon.DecomposeBrief(l.goal, feat, prev),
 	}, &out); err != nil {
