@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -155,7 +156,7 @@ func (f *featureRun) run(ctx workflow.Context) (*FeatureResult, error) {
 	if err := execute(ctx, l.bound(ctx, gitOptions("lane "+in.Feature.ID)), a.PrepareLane, activities.LaneInput{
 		RunID: in.RunID, Feature: in.Feature.ID, Repo: in.Repo, BaseCommit: in.BaseCommit, FromIntegration: true,
 	}, &l.lane); err != nil {
-		if overBudget(err) {
+		if overBudget(ctx, l.deadline, err) {
 			return f.result(FeatureOutcomeBudget, f.budgetReason(ctx, err)), nil
 		}
 		return nil, err
@@ -214,7 +215,7 @@ func (f *featureRun) next(ctx workflow.Context) (*FeatureResult, error) {
 		// platform limit with the ladder's reason as evidence.
 		f.blocked, err = st.Blocker, nil
 	}
-	if overBudget(err) {
+	if overBudget(ctx, f.loop.deadline, err) {
 		// An outage outlasted the budget: the one hard stop, not a failure.
 		return f.result(FeatureOutcomeBudget, f.budgetReason(ctx, err)), nil
 	}
@@ -242,14 +243,15 @@ func (f *featureRun) next(ctx workflow.Context) (*FeatureResult, error) {
 // feature, with the error it was waiting out.
 func (f *featureRun) budgetReason(ctx workflow.Context, err error) string {
 	why, over := f.in.Budget.Exceeded(workflow.Now(ctx), f.loop.spent())
-	if !over {
-		why = "run budget: time limit reached"
+	if !over && f.in.Budget != nil {
+		// The next try would fall after the deadline: the budget is spent.
+		why = fmt.Sprintf("run budget: time limit %s reached at %s", f.in.Budget.Time, f.in.Budget.Deadline.UTC().Format(time.RFC3339))
 	}
-	var te *temporal.TimeoutError
-	if errors.As(err, &te) && te.Unwrap() != nil {
-		why += " while waiting out an outage: " + te.Unwrap().Error()
+	cause := err
+	for u := errors.Unwrap(cause); u != nil; u = errors.Unwrap(cause) {
+		cause = u
 	}
-	return why
+	return why + " while waiting out an outage: " + cause.Error()
 }
 
 // rotate is the recovery strategy after count attempts; a change of

@@ -122,10 +122,29 @@ func budgeted(ctx workflow.Context, deadline time.Time, o workflow.ActivityOptio
 	return o
 }
 
-// overBudget reports whether err is an activity cut off by budgeted.
-func overBudget(err error) bool {
+// overBudget reports whether err is an activity cut off by budgeted at
+// deadline: a schedule-to-close timeout, or a retryable failure returned
+// because the next try would fall after the deadline (the server says
+// RETRY_STATE_TIMEOUT; with no cap on attempts nothing else returns a
+// retryable failure, so one that comes back within the last backoff
+// before the deadline is the budget's cut).
+func overBudget(ctx workflow.Context, deadline time.Time, err error) bool {
+	var ae *temporal.ActivityError
+	if deadline.IsZero() || !errors.As(err, &ae) {
+		return false
+	}
 	var te *temporal.TimeoutError
-	return errors.As(err, &te) && te.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE
+	if errors.As(err, &te) && te.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE {
+		return true
+	}
+	if ae.RetryState() == enumspb.RETRY_STATE_TIMEOUT {
+		return true
+	}
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && app.NonRetryable() {
+		return false
+	}
+	return !workflow.Now(ctx).Before(deadline.Add(-outageBackoff))
 }
 
 // execute runs one activity under opts and waits for its result (out may
