@@ -176,4 +176,3 @@ func liveAgent(t *testing.T, home string, skip map[int]bool) int {
 	}
 	return 0
 }
-
