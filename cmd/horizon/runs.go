@@ -18,6 +18,7 @@ import (
 
 	"github.com/horizon/horizon/activities"
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/workflows"
 )
 
@@ -51,6 +52,7 @@ func fetchState(ctx context.Context, c client.Client, id string) (st *horizon.Ru
 			var s horizon.RunState
 			if err := v.Get(&s); err == nil {
 				liveSessions(&s, desc.GetPendingActivities())
+				s.Outage = core.Outage(ctx, c, desc)
 				return &s, true, nil
 			}
 		}

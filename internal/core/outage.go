@@ -9,6 +9,8 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	failurepb "go.temporal.io/api/failure/v1"
 	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
 	"github.com/horizon/horizon/activities"
@@ -23,8 +25,13 @@ import (
 // since when its attempts fail. A planned run's activities run in its
 // running feature's child workflow, so the children are read too.
 
-// outage returns what the run (or its running feature) waits out, or nil.
-func (r Reader) outage(ctx context.Context, pending []*workflowpb.PendingActivityInfo, children []*workflowpb.PendingChildExecutionInfo, now time.Time) *horizon.Outage {
+// Outage returns what a running run (or its running feature) described
+// as desc waits out, or nil.
+func Outage(ctx context.Context, c client.Client, desc *workflowservice.DescribeWorkflowExecutionResponse) *horizon.Outage {
+	return outage(ctx, c, desc.GetPendingActivities(), desc.GetPendingChildren(), time.Now())
+}
+
+func outage(ctx context.Context, c client.Client, pending []*workflowpb.PendingActivityInfo, children []*workflowpb.PendingChildExecutionInfo, now time.Time) *horizon.Outage {
 	var found *horizon.Outage
 	take := func(o *horizon.Outage) {
 		if o != nil && (found == nil || o.Since.Before(found.Since)) {
@@ -36,7 +43,7 @@ func (r Reader) outage(ctx context.Context, pending []*workflowpb.PendingActivit
 	}
 	for _, ch := range children {
 		id := ch.GetWorkflowId()
-		desc, err := r.Client.DescribeWorkflowExecution(ctx, id, "")
+		desc, err := c.DescribeWorkflowExecution(ctx, id, "")
 		if err != nil || desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 			continue
 		}

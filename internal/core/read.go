@@ -58,7 +58,7 @@ func (r Reader) Run(ctx context.Context, id string) (st *horizon.RunState, live 
 		var s horizon.RunState
 		if query(ctx, r.Client, id, &s) == nil {
 			liveSessions(&s, desc.GetPendingActivities())
-			s.Outage = r.outage(ctx, desc.GetPendingActivities(), desc.GetPendingChildren(), time.Now())
+			s.Outage = Outage(ctx, r.Client, desc)
 			return &s, true, nil
 		}
 		s2 := StateFromMemo(id, info.GetMemo())

@@ -29,6 +29,11 @@ func outageWorld(t *testing.T) (w *world, id, repo, head string) {
 	script.Rules = append([]fakemodel.Rule{hang}, script.Rules...)
 	w = newWorld(t, script)
 	w.env = append(w.env, "HORIZON_AGENT_SESSION_TIMEOUT=20s")
+	t.Cleanup(func() {
+		if t.Failed() {
+			w.dumpHorizonLog()
+		}
+	})
 	repo, head = fixture(t)
 	out, code := w.stdout("start", "--detach", "--repo", repo, "--model", demo.Model, goal)
 	require.Equal(t, 0, code, out)
@@ -54,6 +59,9 @@ func (w *world) watchOutage(id string, until time.Time) outageWatch {
 	var ow outageWatch
 	for time.Now().Before(until) {
 		s := w.status(id)
+		if ow.polls%15 == 0 {
+			w.t.Logf("%s · %s · outage %+v", s.Status, s.Phase, s.Outage)
+		}
 		ow.polls++
 		if s.Status.Terminal() {
 			ow.terminal = &s
