@@ -54,7 +54,12 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 
 	// Keep the heartbeat alive between progress events (a long model call
 	// is silent); the SDK throttles what reaches the server.
-	hb.Retry = nil // the previous attempt's; this one reports its own
+	if hb.Retry != nil {
+		// The previous attempt ended (its timeout, a crash) while OpenCode
+		// retried: the outage goes on from then.
+		hb.Outage = outageAfter(hb.Outage, hb.Retry, errors.New(hb.Retry.Message), time.Now())
+		hb.Retry = nil // this attempt reports its own
+	}
 	beat := beatOptions{OnlyWithDetails: true}
 	if hb.SessionID != "" || hb.Outage != nil {
 		beat.Details = hb

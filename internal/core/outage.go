@@ -77,18 +77,38 @@ func outageOf(pa *workflowpb.PendingActivityInfo, now time.Time) *horizon.Outage
 	}
 	attempt := int(pa.GetAttempt())
 	lastErr := rootMessage(pa.GetLastFailure())
-	o := &horizon.Outage{Activity: name}
-	since := func(fallback time.Time) time.Time {
-		if hb.Outage != nil && !hb.Outage.Since.IsZero() && (fallback.IsZero() || hb.Outage.Since.Before(fallback)) {
-			return hb.Outage.Since
+	if timedOut.MatchString(lastErr) {
+		// A session cut off by its timeout while OpenCode retried: the
+		// provider's error says more than the timeout does.
+		switch {
+		case hb.Retry != nil && hb.Retry.Message != "":
+			lastErr = hb.Retry.Message + " (" + lastErr + ")"
+		case hb.Outage != nil && hb.Outage.Error != "":
+			lastErr = hb.Outage.Error + " (" + lastErr + ")"
 		}
-		return fallback
+	}
+	o := &horizon.Outage{Activity: name}
+	// since is the earliest start the engine or the heartbeat knows of.
+	since := func(ts ...time.Time) time.Time {
+		if hb.Outage != nil {
+			ts = append(ts, hb.Outage.Since)
+		}
+		if hb.Retry != nil {
+			ts = append(ts, hb.Retry.Since)
+		}
+		var first time.Time
+		for _, t := range ts {
+			if t.Unix() > 0 && (first.IsZero() || t.Before(first)) {
+				first = t
+			}
+		}
+		return first
 	}
 	started := pa.GetState() == enumspb.PENDING_ACTIVITY_STATE_STARTED
 	switch {
-	case started && hb.Retry != nil:
+	case started && hb.Retry != nil && hb.Phase == "retry":
 		o.LastError = hb.Retry.Message
-		o.Since = since(hb.Retry.Since)
+		o.Since = since()
 		o.Tries = max(hb.Retry.Attempt, 1) + attempt - 1
 		o.Next = hb.Retry.Next
 	case !started && attempt > 1 && lastErr != "":

@@ -70,6 +70,15 @@ func TestOutageOf(t *testing.T) {
 			want: true, on: "OpenCode exited", since: t0, tries: 3, next: t0.Add(28 * time.Minute),
 		},
 		{
+			name: "a session timed out while OpenCode retried",
+			pa: &workflowpb.PendingActivityInfo{ActivityType: &commonpb.ActivityType{Name: "AgentSession"}, Attempt: 2,
+				State: enumspb.PENDING_ACTIVITY_STATE_SCHEDULED, LastFailure: &failurepb.Failure{Message: "activity StartToClose timeout"},
+				NextAttemptScheduleTime: timestamppb.New(t0.Add(21 * time.Second)),
+				HeartbeatDetails: details(activities.SessionHeartbeat{SessionID: "ses_1", Phase: "retry",
+					Retry: &activities.SessionRetry{Attempt: 4, Message: "Cannot connect to API: Unable to connect", Since: t0}})},
+			want: true, on: "model provider unreachable", since: t0, tries: 1, next: t0.Add(21 * time.Second),
+		},
+		{
 			name: "a git activity between tries",
 			pa: &workflowpb.PendingActivityInfo{ActivityType: &commonpb.ActivityType{Name: "CommitFeature"}, Attempt: 2,
 				State: enumspb.PENDING_ACTIVITY_STATE_SCHEDULED, LastFailure: &failurepb.Failure{Message: "index.lock: File exists"},

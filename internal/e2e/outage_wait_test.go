@@ -107,13 +107,15 @@ func TestOutageProviderAwayWaits(t *testing.T) {
 	t.Logf("waiting shown %s after the provider went away; in %d of %d polls", ow.firstAt.Sub(down).Round(time.Second), len(ow.seen), ow.polls)
 	require.Less(t, ow.firstAt.Sub(down), 20*time.Second, "the first connection error must show within seconds")
 	first, last := ow.seen[0], ow.seen[len(ow.seen)-1]
-	require.Equal(t, "model provider unreachable", first.On, "%+v", first)
 	require.NotEmpty(t, first.LastError)
 	require.False(t, first.Since.Before(down.Add(-time.Second)), "since %s, before the provider went away at %s", first.Since, down)
+	provider := slices.IndexFunc(ow.seen, func(o horizon.Outage) bool { return o.On == "model provider unreachable" })
+	require.GreaterOrEqual(t, provider, 0, "status never named the provider: %+v", first)
+	require.Contains(t, ow.seen[provider].LastError, "connect", "OpenCode's own words")
 	require.Equal(t, "model provider unreachable", last.On, "%+v", last)
 	require.Greater(t, last.Tries, first.Tries, "tries count up")
-	require.Less(t, last.Since.Sub(first.Since).Abs(), 30*time.Second, "since stays at the outage's start: first %s, last %s", first.Since, last.Since)
-	require.GreaterOrEqual(t, len(ow.seen)*10, ow.polls*7, "status read waiting most of the outage")
+	require.WithinDuration(t, down, last.Since, 30*time.Second, "since stays at the outage's start")
+	require.GreaterOrEqual(t, len(ow.seen)*10, ow.polls*9, "status read waiting nearly all the outage")
 
 	text, code := w.run(t.Context(), "status", id)
 	require.Equal(t, 0, code, text)
