@@ -81,7 +81,8 @@ func (w *world) watchOutage(id string, until time.Time) outageWatch {
 
 // finishedOnce checks that the run completed and its fix landed once.
 func finishedOnce(t *testing.T, w *world, id, repo, head string) {
-	final := w.waitStatus(id, 4*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() })
+	w.waitStatus(id, 4*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() })
+	final := w.status(id) // fresh: waitStatus decodes each poll over the last
 	require.Equal(t, horizon.StatusCompleted, final.Status, "%s: %s", final.Status, final.Reason)
 	require.Nil(t, final.Outage)
 	commits := strings.Fields(git(t, repo, "rev-list", "main..horizon/"+id))
