@@ -193,6 +193,9 @@ func (f *featureRun) next(ctx workflow.Context) (*FeatureResult, error) {
 	if strategy == horizon.StrategyDecomposition && f.in.Decompose && !f.decomposeTried {
 		f.decomposeTried = true
 		parts, err := f.decompose(ctx, count+1, prev)
+		if overBudget(ctx, f.loop.deadline, err) {
+			return f.result(FeatureOutcomeBudget, f.budgetReason(ctx, err)), nil
+		}
 		if err != nil {
 			return nil, err
 		}
