@@ -77,15 +77,17 @@ func TestOutageAfter(t *testing.T) {
 		prev  *SessionOutage
 		retry *SessionRetry
 		since time.Time
+		tries int
 	}{
-		{"first failure", nil, nil, now},
-		{"after OpenCode's own retries", nil, &SessionRetry{Since: t0.Add(30 * time.Minute)}, t0.Add(30 * time.Minute)},
-		{"an outage goes on", &SessionOutage{Since: t0}, &SessionRetry{Since: t0.Add(30 * time.Minute)}, t0},
+		{"first failure", nil, nil, now, 1},
+		{"after OpenCode's own retries", nil, &SessionRetry{Attempt: 4, Since: t0.Add(30 * time.Minute)}, t0.Add(30 * time.Minute), 4},
+		{"an outage goes on", &SessionOutage{Since: t0, Tries: 5}, &SessionRetry{Attempt: 2, Since: t0.Add(30 * time.Minute)}, t0, 7},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := outageAfter(tt.prev, tt.retry, err, now)
 			require.Equal(t, tt.since, o.Since)
+			require.Equal(t, tt.tries, o.Tries)
 			require.Equal(t, "connection refused", o.Error)
 		})
 	}

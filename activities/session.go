@@ -278,16 +278,24 @@ func containsAny(s string, words []string) bool {
 }
 
 // outageAfter extends the session's run of failed attempts with err:
-// since the first failure (or OpenCode's first retry), with the last error.
+// since the first failure (or OpenCode's first retry), with the last error
+// and the tries so far (OpenCode's retries within the attempt count).
 func outageAfter(prev *SessionOutage, retry *SessionRetry, err error, now time.Time) *SessionOutage {
 	since := now
 	if retry != nil && !retry.Since.IsZero() {
 		since = retry.Since
 	}
-	if prev != nil && !prev.Since.IsZero() && prev.Since.Before(since) {
-		since = prev.Since
+	tries := 1
+	if retry != nil {
+		tries = max(retry.Attempt, 1)
 	}
-	return &SessionOutage{Since: since, Error: err.Error()}
+	if prev != nil {
+		tries += prev.Tries
+		if !prev.Since.IsZero() && prev.Since.Before(since) {
+			since = prev.Since
+		}
+	}
+	return &SessionOutage{Since: since, Error: err.Error(), Tries: tries}
 }
 
 // validPlan parses the lead's horizon-plan block and validates it as a

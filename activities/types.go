@@ -155,6 +155,7 @@ type SessionRetry struct {
 type SessionOutage struct {
 	Since time.Time
 	Error string
+	Tries int // failed model calls and session attempts so far
 }
 
 // GateInput runs the gate in a lane. Attempt 0 is the baseline: the lane

@@ -104,17 +104,26 @@ func outageOf(pa *workflowpb.PendingActivityInfo, now time.Time) *horizon.Outage
 		}
 		return first
 	}
+	// tries counts failed session attempts and, within them, OpenCode's
+	// retries of the model call, as the heartbeat has kept them.
+	tries := 0
+	if hb.Outage != nil {
+		tries = hb.Outage.Tries
+	}
+	if hb.Retry != nil {
+		tries += max(hb.Retry.Attempt, 1)
+	}
 	started := pa.GetState() == enumspb.PENDING_ACTIVITY_STATE_STARTED
 	switch {
 	case started && hb.Retry != nil && hb.Phase == "retry":
 		o.LastError = hb.Retry.Message
 		o.Since = since()
-		o.Tries = max(hb.Retry.Attempt, 1) + attempt - 1
+		o.Tries = max(tries, attempt)
 		o.Next = hb.Retry.Next
 	case !started && attempt > 1 && lastErr != "":
 		o.LastError = lastErr
 		o.Since = since(pa.GetLastAttemptCompleteTime().AsTime())
-		o.Tries = attempt - 1
+		o.Tries = max(tries, attempt-1)
 		if t := pa.GetNextAttemptScheduleTime(); t != nil {
 			o.Next = t.AsTime()
 		}
@@ -122,7 +131,7 @@ func outageOf(pa *workflowpb.PendingActivityInfo, now time.Time) *horizon.Outage
 		// A new try runs, but the session is not going again yet.
 		o.LastError = lastErr
 		o.Since = since(pa.GetLastAttemptCompleteTime().AsTime())
-		o.Tries = attempt - 1
+		o.Tries = max(tries, attempt-1)
 	default:
 		return nil
 	}

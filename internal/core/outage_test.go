@@ -76,7 +76,7 @@ func TestOutageOf(t *testing.T) {
 				NextAttemptScheduleTime: timestamppb.New(t0.Add(21 * time.Second)),
 				HeartbeatDetails: details(activities.SessionHeartbeat{SessionID: "ses_1", Phase: "retry",
 					Retry: &activities.SessionRetry{Attempt: 4, Message: "Cannot connect to API: Unable to connect", Since: t0}})},
-			want: true, on: "model provider unreachable", since: t0, tries: 1, next: t0.Add(21 * time.Second),
+			want: true, on: "model provider unreachable", since: t0, tries: 4, next: t0.Add(21 * time.Second),
 		},
 		{
 			name: "a git activity between tries",
