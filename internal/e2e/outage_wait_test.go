@@ -106,7 +106,7 @@ func TestOutageProviderAwayWaits(t *testing.T) {
 	require.Nil(t, ow.terminal, "the run ended during the outage: %+v", ow.terminal)
 	require.NotEmpty(t, ow.seen, "status never said the run was waiting")
 	t.Logf("waiting shown %s after the provider went away; in %d of %d polls", ow.firstAt.Sub(down).Round(time.Second), len(ow.seen), ow.polls)
-	require.Less(t, ow.firstAt.Sub(down), 20*time.Second, "the first connection error must show within seconds")
+	require.Less(t, ow.firstAt.Sub(down), 10*time.Second, "the first connection error must show within seconds")
 	first, last := ow.seen[0], ow.seen[len(ow.seen)-1]
 	require.NotEmpty(t, first.LastError)
 	require.False(t, first.Since.Before(down.Add(-time.Second)), "since %s, before the provider went away at %s", first.Since, down)
