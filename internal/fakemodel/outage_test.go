@@ -1,13 +1,12 @@
 package fakemodel
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"strings"
 	"syscall"
 	"testing"
-
-	"errors"
 
 	"github.com/stretchr/testify/require"
 )
@@ -18,9 +17,12 @@ func TestOutages(t *testing.T) {
 	}})
 	require.NoError(t, s.Start("127.0.0.1:0"))
 	t.Cleanup(func() { s.Close() })
+	// A fresh connection per request: a kept-alive one would meet EOF, not
+	// a refused connection, after Down.
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	post := func(text string) (int, string, error) {
 		body := `{"model":"m","messages":[{"role":"user","content":"` + text + `"}]}`
-		resp, err := http.Post(s.URL()+"/chat/completions", "application/json", strings.NewReader(body))
+		resp, err := client.Post(s.URL()+"/chat/completions", "application/json", strings.NewReader(body))
 		if err != nil {
 			return 0, "", err
 		}
