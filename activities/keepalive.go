@@ -12,6 +12,13 @@ import (
 // SDK throttles what actually reaches the server.
 const maxBeatInterval = 5 * time.Second
 
+// HeartbeatThrottle is the most a worker may hold back a heartbeat before
+// sending it (worker.Options.MaxHeartbeatThrottleInterval). The SDK's own
+// default holds one back for up to 80% of the heartbeat timeout, so a
+// session's "OpenCode is retrying the provider" would reach `horizon
+// status` only 15-25 s late; an outage must show within seconds.
+const HeartbeatThrottle = 2 * time.Second
+
 // heartbeat keeps a running activity's heartbeat alive and carries its
 // details. Every long activity uses it: quiet ones (git, plan files, the
 // handoff) through keepAlive, the gate with a fixed detail, and the agent

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
@@ -54,12 +55,20 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 
 	// Keep the heartbeat alive between progress events (a long model call
 	// is silent); the SDK throttles what reaches the server.
+	if hb.Retry != nil {
+		// The previous attempt ended (its timeout, a crash) while OpenCode
+		// retried: the outage goes on from then.
+		hb.Outage = outageAfter(hb.Outage, hb.Retry, errors.New(hb.Retry.Message), time.Now())
+		hb.Retry = nil // this attempt reports its own
+	}
 	beat := beatOptions{OnlyWithDetails: true}
-	if hb.SessionID != "" {
+	if hb.SessionID != "" || hb.Outage != nil {
 		beat.Details = hb
 	}
 	heart := startHeartbeat(ctx, beat)
 	defer heart.Stop()
+	cur := hb // the latest details; progress comes from this goroutine
+	var retrySince time.Time
 	res, err := a.Sessions.RunSession(ctx, agent.SessionRequest{
 		Directory:       in.Lane,
 		Agent:           agentName,
@@ -68,14 +77,31 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 		Title:           fmt.Sprintf("horizon %s %s attempt %d (%s)", in.RunID, in.Feature, in.Attempt, in.Role),
 		ResumeSessionID: hb.SessionID,
 	}, func(p agent.Progress) {
-		heart.Update(SessionHeartbeat{SessionID: p.SessionID, Phase: p.Phase, Tool: p.Tool})
+		cur = SessionHeartbeat{SessionID: p.SessionID, Phase: p.Phase, Tool: p.Tool, Outage: hb.Outage}
+		if p.Retry != nil {
+			if retrySince.IsZero() {
+				retrySince = time.Now()
+			}
+			cur.Retry = &SessionRetry{Attempt: p.Retry.Attempt, Message: p.Retry.Message, Next: p.Retry.Next, Since: retrySince}
+		} else {
+			retrySince = time.Time{}
+		}
+		heart.Update(cur)
 	})
 	heart.Stop()
 	if err != nil {
 		if ctx.Err() != nil {
 			return SessionOutput{}, ctx.Err()
 		}
-		return SessionOutput{}, classifySessionError(err)
+		cerr := classifySessionError(err)
+		if retryable(cerr) {
+			// The next attempt, and `horizon status` meanwhile, read
+			// since when the session has been failing and why.
+			cur.Outage = outageAfter(hb.Outage, cur.Retry, err, time.Now())
+			cur.Retry = nil
+			heart.Record(cur)
+		}
+		return SessionOutput{}, cerr
 	}
 	// Record the final ID synchronously: a crash from here on must continue,
 	// not restart, the session.
@@ -162,14 +188,115 @@ func laneDiff(ctx context.Context, lane, base string) (string, error) {
 	return d, nil
 }
 
-// classifySessionError turns agent errors into Temporal errors: an unknown
-// model is bad input (never retried); the rest retry per the policy.
+// classifySessionError turns agent errors into Temporal errors. An
+// unknown model is bad input; a provider that refuses in words waiting
+// cannot change is ErrTypeProviderRefused, with the blocker it makes; a
+// step that failed on its own content (the context overflowed, the output
+// was cut) is ErrTypeSessionFailed, which another attempt, not a retry of
+// this one, may fix. Everything else is an outage (the provider
+// unreachable or answering 5xx, OpenCode gone, the disk full) and is
+// retried until it passes or the run's budget ends it.
 func classifySessionError(err error) error {
 	var um *agent.UnknownModelError
 	if errors.As(err, &um) {
 		return temporal.NewNonRetryableApplicationError(um.Error(), ErrTypeUnknownModel, nil)
 	}
+	var se *agent.SessionError
+	if !errors.As(err, &se) {
+		return err
+	}
+	if b, ok := refusal(se); ok {
+		return temporal.NewNonRetryableApplicationError(b.Evidence, ErrTypeProviderRefused, nil, b)
+	}
+	if sessionFault(se) {
+		return temporal.NewNonRetryableApplicationError(se.Error(), ErrTypeSessionFailed, nil)
+	}
 	return err
+}
+
+// retryable reports whether the engine retries err.
+func retryable(err error) bool {
+	var app *temporal.ApplicationError
+	return !errors.As(err, &app) || !app.NonRetryable()
+}
+
+// Words providers use when a model is gone or an account is out of quota;
+// matched lower-cased against the provider's message.
+var (
+	goneModelWords = []string{"model_not_found", "model not found", "does not exist", "no such model", "unknown model",
+		"not a valid model", "decommissioned", "has been deprecated", "is not supported", "no longer available"}
+	quotaWords = []string{"insufficient_quota", "exceeded your current quota", "quota exceeded", "quota has been exceeded",
+		"billing", "credit balance", "out of credits", "insufficient credits", "payment required"}
+)
+
+// refusal returns the typed blocker for a provider's answer that waiting
+// cannot change: credentials refused (401, 403, OpenCode's
+// ProviderAuthError) are missing_credential; a model the provider does not
+// serve, or an account it says is out of quota, is unavailable_service.
+// Rate limits (429 without quota words), timeouts and 5xx pass.
+func refusal(se *agent.SessionError) (horizon.Blocker, bool) {
+	msg := strings.ToLower(se.Message)
+	var typ string
+	switch {
+	case se.Name == "ProviderAuthError" || se.StatusCode == 401 || se.StatusCode == 403:
+		typ = horizon.BlockerMissingCredential
+	case se.StatusCode == 402 || (se.StatusCode == 429 || se.StatusCode == 0 || se.StatusCode == 400) && containsAny(msg, quotaWords):
+		typ = horizon.BlockerUnavailableService
+	case se.StatusCode == 404 || (se.StatusCode == 400 || se.StatusCode == 0) && containsAny(msg, goneModelWords):
+		typ = horizon.BlockerUnavailableService
+	default:
+		return horizon.Blocker{}, false
+	}
+	what := se.Name
+	if se.StatusCode != 0 {
+		what = fmt.Sprintf("HTTP %d", se.StatusCode)
+	}
+	words := strings.TrimSpace(se.Message)
+	if words == "" {
+		words = "(no message)"
+	}
+	b, err := horizon.NewBlocker(typ, fmt.Sprintf("the model provider refused the session (%s): %s", what, words))
+	return b, err == nil
+}
+
+// sessionFault reports a step that failed on what it was asked, not on the
+// infrastructure: retrying the same turn gives the same error.
+func sessionFault(se *agent.SessionError) bool {
+	switch se.Name {
+	case "ContextOverflowError", "MessageOutputLengthError", "StructuredOutputError":
+		return true
+	}
+	return se.StatusCode == 400 || se.StatusCode == 413 || se.StatusCode == 422
+}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// outageAfter extends the session's run of failed attempts with err:
+// since the first failure (or OpenCode's first retry), with the last error
+// and the tries so far (OpenCode's retries within the attempt count).
+func outageAfter(prev *SessionOutage, retry *SessionRetry, err error, now time.Time) *SessionOutage {
+	since := now
+	if retry != nil && !retry.Since.IsZero() {
+		since = retry.Since
+	}
+	tries := 1
+	if retry != nil {
+		tries = max(retry.Attempt, 1)
+	}
+	if prev != nil {
+		tries += prev.Tries
+		if !prev.Since.IsZero() && prev.Since.Before(since) {
+			since = prev.Since
+		}
+	}
+	return &SessionOutage{Since: since, Error: err.Error(), Tries: tries}
 }
 
 // validPlan parses the lead's horizon-plan block and validates it as a

@@ -14,6 +14,17 @@ const (
 	ErrTypeBadInput     = "BadInput"
 	ErrTypeUnknownModel = "UnknownModel"
 	ErrTypeNoChanges    = "NoChanges"
+	// ErrTypeProviderRefused: the model provider refused the session in
+	// words that waiting cannot change (a 401/403, a model it no longer
+	// serves, a quota it says is exhausted). Never retried: the loop turns
+	// it into a typed blocker; its details are a horizon.Blocker with the
+	// provider's words as evidence.
+	ErrTypeProviderRefused = "ProviderRefused"
+	// ErrTypeSessionFailed: the session's step failed on its own content
+	// (its context overflowed, its output was cut, the provider rejected
+	// the request as malformed). Retrying the turn repeats it; the loop
+	// ends the attempt and the next one starts afresh.
+	ErrTypeSessionFailed = "SessionFailed"
 )
 
 // PreflightInput is checked before any lane is made or model is paid.
@@ -122,10 +133,33 @@ type SessionOutput struct {
 // SessionHeartbeat is recorded while a session runs; a retried activity
 // reads it to continue the same OpenCode session instead of paying for a new
 // one.
+//
+// Retry and Outage are for people (`horizon status`): Retry is set while
+// OpenCode itself retries a failed model call inside this attempt, Outage
+// while the activity's attempts keep failing on infrastructure (recorded
+// just before a failed attempt returns, so the next attempt, and status
+// meanwhile, know since when).
 type SessionHeartbeat struct {
 	SessionID string
 	Phase     string
 	Tool      string
+	Retry     *SessionRetry  `json:",omitempty"`
+	Outage    *SessionOutage `json:",omitempty"`
+}
+
+// SessionRetry is OpenCode's own retry of a model call.
+type SessionRetry struct {
+	Attempt int
+	Message string
+	Next    time.Time
+	Since   time.Time // when this session started retrying
+}
+
+// SessionOutage is the run of failed attempts the session activity is in.
+type SessionOutage struct {
+	Since time.Time
+	Error string
+	Tries int // failed model calls and session attempts so far
 }
 
 // GateInput runs the gate in a lane. Attempt 0 is the baseline: the lane

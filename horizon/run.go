@@ -207,6 +207,51 @@ type RunState struct {
 	// Planning is what the lead's sessions (planning, decompositions) cost;
 	// Usage includes it.
 	Planning Usage `json:"planning,omitzero"`
+	// Outage is what the run waits out while it runs: an activity failing
+	// on infrastructure, retried until it passes or the budget ends the
+	// run. The engine knows it (the pending activity's attempts, last
+	// failure and heartbeat), not the workflow: readers fill it in.
+	Outage *Outage `json:"outage,omitempty"`
+}
+
+// Outage is an infrastructure failure a run is waiting out.
+type Outage struct {
+	On        string    `json:"on"`                // what fails, e.g. "model provider unreachable"
+	Activity  string    `json:"activity"`          // the activity that waits, e.g. "worker · f1 · attempt 2"
+	Feature   string    `json:"feature,omitempty"` // a planned run's feature
+	Since     time.Time `json:"since"`
+	Tries     int       `json:"tries"`         // failed tries so far
+	Next      time.Time `json:"next,omitzero"` // the next try, when known
+	LastError string    `json:"last_error"`
+}
+
+// Line is the outage in one line, e.g. "model provider unreachable since
+// 03:12 (14 tries, next 03:40): connection refused", in the times'
+// location.
+func (o *Outage) Line() string {
+	var b strings.Builder
+	b.WriteString(o.On)
+	if o.Feature != "" {
+		fmt.Fprintf(&b, " (%s)", o.Feature)
+	}
+	if !o.Since.IsZero() {
+		b.WriteString(" since " + o.Since.Format("15:04:05"))
+	}
+	tries := "1 try"
+	if o.Tries != 1 {
+		tries = fmt.Sprintf("%d tries", o.Tries)
+	}
+	if !o.Next.IsZero() {
+		tries += ", next " + o.Next.Format("15:04:05")
+	}
+	fmt.Fprintf(&b, " (%s)", tries)
+	if e := strings.TrimSpace(o.LastError); e != "" {
+		if len(e) > 200 {
+			e = e[:200] + "…"
+		}
+		b.WriteString(": " + strings.Join(strings.Fields(e), " "))
+	}
+	return b.String()
 }
 
 // Checkpoint is a point where the run waits for a person (autonomy semi

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -127,6 +128,9 @@ func newFeatureRun(ctx workflow.Context, in FeatureInput) (*featureRun, error) {
 		setup: in.Setup, limits: in.Limits.withDefaults(), paidQueue: in.PaidQueue, throttleAt: in.ThrottleAt,
 		prior: in.Prior, onBlocker: f.handOver,
 	}
+	if in.Budget != nil {
+		f.loop.deadline = in.Budget.Deadline
+	}
 	if err := workflow.SetQueryHandler(ctx, QueryStatus, f.status); err != nil {
 		return nil, fmt.Errorf("register status query: %w", err)
 	}
@@ -151,9 +155,12 @@ func (f *featureRun) receiveControl(ctx workflow.Context) {
 func (f *featureRun) run(ctx workflow.Context) (*FeatureResult, error) {
 	st, in := &f.s.state, f.in
 	l := f.loop
-	if err := execute(ctx, gitOptions("lane "+in.Feature.ID), a.PrepareLane, activities.LaneInput{
+	if err := execute(ctx, l.bound(ctx, gitOptions("lane "+in.Feature.ID)), a.PrepareLane, activities.LaneInput{
 		RunID: in.RunID, Feature: in.Feature.ID, Repo: in.Repo, BaseCommit: in.BaseCommit, FromIntegration: true,
 	}, &l.lane); err != nil {
+		if overBudget(ctx, l.deadline, err) {
+			return f.result(FeatureOutcomeBudget, f.budgetReason(ctx, err)), nil
+		}
 		return nil, err
 	}
 	if l.lane.Base != "" {
@@ -188,6 +195,9 @@ func (f *featureRun) next(ctx workflow.Context) (*FeatureResult, error) {
 	if strategy == horizon.StrategyDecomposition && f.in.Decompose && !f.decomposeTried {
 		f.decomposeTried = true
 		parts, err := f.decompose(ctx, count+1, prev)
+		if overBudget(ctx, f.loop.deadline, err) {
+			return f.result(FeatureOutcomeBudget, f.budgetReason(ctx, err)), nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -210,6 +220,10 @@ func (f *featureRun) next(ctx workflow.Context) (*FeatureResult, error) {
 		// platform limit with the ladder's reason as evidence.
 		f.blocked, err = st.Blocker, nil
 	}
+	if overBudget(ctx, f.loop.deadline, err) {
+		// An outage outlasted the budget: the one hard stop, not a failure.
+		return f.result(FeatureOutcomeBudget, f.budgetReason(ctx, err)), nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -228,6 +242,21 @@ func (f *featureRun) next(ctx workflow.Context) (*FeatureResult, error) {
 		return f.result(FeatureOutcomeAccepted, ""), nil
 	}
 	return nil, nil
+}
+
+// budgetReason says why an activity cut off by the budget ended the
+// feature, with the error it was waiting out.
+func (f *featureRun) budgetReason(ctx workflow.Context, err error) string {
+	why, over := f.in.Budget.Exceeded(workflow.Now(ctx), f.loop.spent())
+	if !over && f.in.Budget != nil {
+		// The next try would fall after the deadline: the budget is spent.
+		why = fmt.Sprintf("run budget: time limit %s reached at %s", f.in.Budget.Time, f.in.Budget.Deadline.UTC().Format(time.RFC3339))
+	}
+	cause := err
+	for u := errors.Unwrap(cause); u != nil; u = errors.Unwrap(cause) {
+		cause = u
+	}
+	return why + " while waiting out an outage: " + cause.Error()
 }
 
 // rotate is the recovery strategy after count attempts; a change of
@@ -275,7 +304,7 @@ func (f *featureRun) decompose(ctx workflow.Context, n int, prev *horizon.Attemp
 	}
 	model, queue = ses.model, ses.queue
 	var out activities.SessionOutput
-	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("lead · decompose %s · after attempt %d", feat.ID, n-1), queue), a.AgentSession, activities.SessionInput{
+	if err := execute(ctx, l.bound(ctx, sessionOptions(l.limits, fmt.Sprintf("lead · decompose %s · after attempt %d", feat.ID, n-1), queue)), a.AgentSession, activities.SessionInput{
 		RunID: l.runID, Feature: feat.ID, Attempt: n, Role: horizon.RoleLead, Goal: l.goal, Lane: l.lane.Path, BaseCommit: l.baseCommit,
 		Model: model, Prompt: horizon.DecomposeBrief(l.goal, feat, prev),
 	}, &out); err != nil {

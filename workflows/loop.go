@@ -1,9 +1,12 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/horizon/horizon/activities"
@@ -33,8 +36,16 @@ type loop struct {
 	// decompositions of it): ceilings and the ladder weigh the run's spend.
 	prior float64
 	lane  activities.Lane
+	// deadline is the run's budget deadline (zero: none); every activity
+	// of the loop, its retries included, ends by it (budgeted).
+	deadline time.Time
 	// onBlocker takes a typed blocker with evidence; done ends the loop.
 	onBlocker func(ctx workflow.Context, b horizon.Blocker) (done bool, err error)
+}
+
+// bound bounds an activity of the loop by the run's deadline.
+func (l *loop) bound(ctx workflow.Context, o workflow.ActivityOptions) workflow.ActivityOptions {
+	return budgeted(ctx, l.deadline, o)
 }
 
 // spent is the run's spend so far, as ceilings and the ladder see it.
@@ -95,7 +106,11 @@ func (l *loop) step(ctx workflow.Context, n int, prev *horizon.Attempt, guidance
 // once the owner of the loop took over a blocker and ends the loop.
 func (l *loop) attempt(ctx workflow.Context, n int, prev *horizon.Attempt, p plan) (bool, error) {
 	l.s.phase(ctx, horizon.PhaseWorking)
-	if reported, err := l.change(ctx, n, prev, p); err != nil || !reported {
+	reported, err := l.change(ctx, n, prev, p)
+	if b, ok := l.refused(err); ok {
+		return l.onBlocker(ctx, b)
+	}
+	if err != nil || !reported {
 		return false, err
 	}
 	if b, ok := l.blocker(); ok {
@@ -104,7 +119,11 @@ func (l *loop) attempt(ctx workflow.Context, n int, prev *horizon.Attempt, p pla
 	if passed, err := l.gate(ctx, n); err != nil || !passed {
 		return false, err
 	}
-	if accepted, err := l.audit(ctx, n); err != nil || !accepted {
+	accepted, err := l.audit(ctx, n)
+	if b, ok := l.refused(err); ok {
+		return l.onBlocker(ctx, b)
+	}
+	if err != nil || !accepted {
 		return false, err
 	}
 	if err := l.commit(ctx, n); err != nil {
@@ -128,10 +147,17 @@ func (l *loop) change(ctx workflow.Context, n int, prev *horizon.Attempt, p plan
 		}
 	}
 	var work activities.SessionOutput
-	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("worker · %s · attempt %d · %s", l.job.id, n, p.model), p.queue), a.AgentSession, activities.SessionInput{
+	if err := execute(ctx, l.bound(ctx, sessionOptions(l.limits, fmt.Sprintf("worker · %s · attempt %d · %s", l.job.id, n, p.model), p.queue)), a.AgentSession, activities.SessionInput{
 		RunID: l.runID, Feature: l.job.id, Attempt: n, Role: horizon.RoleWorker, Lane: l.lane.Path, BaseCommit: l.baseCommit,
 		Model: p.model, Prompt: horizon.WorkerBrief(l.job.task, n, l.s.state.MaxAttempts, prev, guidance),
 	}, &work); err != nil {
+		if why, ok := sessionFailed(err); ok {
+			// The step failed on what it was asked: the attempt ends
+			// without a report, and the next one starts afresh.
+			c := l.s.state.Current()
+			c.Outcome, c.ProtocolError = horizon.OutcomeProtocolError, why
+			return false, nil
+		}
 		return false, err
 	}
 	c := l.s.state.Current()
@@ -144,11 +170,44 @@ func (l *loop) change(ctx workflow.Context, n int, prev *horizon.Attempt, p plan
 	return true, nil
 }
 
+// refused reads a provider's refusal (activities.ErrTypeProviderRefused)
+// off a session's error: the attempt ends blocked with the blocker the
+// activity built from the provider's words, and the loop's owner takes it
+// over like a worker's blocker. Retrying cannot lift it; a person can.
+func (l *loop) refused(err error) (horizon.Blocker, bool) {
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) || app.Type() != activities.ErrTypeProviderRefused {
+		return horizon.Blocker{}, false
+	}
+	var b horizon.Blocker
+	if app.Details(&b) != nil || b.Type == "" {
+		nb, nerr := horizon.NewBlocker(horizon.BlockerUnavailableService, "the model provider refused the session: "+app.Message())
+		if nerr != nil {
+			return horizon.Blocker{}, false
+		}
+		b = nb
+	}
+	if c := l.s.state.Current(); c != nil {
+		c.Outcome = horizon.OutcomeBlocked
+	}
+	return b, true
+}
+
+// sessionFailed reads a session that failed on its own content
+// (activities.ErrTypeSessionFailed) off err, with why.
+func sessionFailed(err error) (string, bool) {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && app.Type() == activities.ErrTypeSessionFailed {
+		return "the session failed: " + app.Message(), true
+	}
+	return "", false
+}
+
 // codemods applies the repository's deterministic codemods: no model, no
 // session; the gate and the auditor judge the result like any other.
 func (l *loop) codemods(ctx workflow.Context, n int) error {
 	var cm activities.CodemodOutput
-	if err := execute(ctx, gitOptions(fmt.Sprintf("codemods · %s · attempt %d", l.job.id, n)), a.Codemod, activities.CodemodInput{
+	if err := execute(ctx, l.bound(ctx, gitOptions(fmt.Sprintf("codemods · %s · attempt %d", l.job.id, n))), a.Codemod, activities.CodemodInput{
 		RunID: l.runID, Attempt: n, Lane: l.lane.Path,
 	}, &cm); err != nil {
 		return err
@@ -165,7 +224,7 @@ func (l *loop) codemods(ctx workflow.Context, n int) error {
 // change; its text is the worker's guidance.
 func (l *loop) diagnose(ctx workflow.Context, n int, prev *horizon.Attempt) (string, error) {
 	var d activities.DiagnoseOutput
-	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("reader · %s · attempt %d", l.job.id, n), l.paidQueue), a.Diagnose, activities.DiagnoseInput{
+	if err := execute(ctx, l.bound(ctx, sessionOptions(l.limits, fmt.Sprintf("reader · %s · attempt %d", l.job.id, n), l.paidQueue)), a.Diagnose, activities.DiagnoseInput{
 		RunID: l.runID, Feature: l.job.id, Attempt: n, Goal: l.goal, Lane: l.lane.Path, BaseCommit: l.baseCommit, Prev: prev,
 	}, &d); err != nil {
 		return "", err
@@ -197,7 +256,7 @@ func (l *loop) blocker() (horizon.Blocker, bool) {
 func (l *loop) gate(ctx workflow.Context, n int) (passed bool, err error) {
 	l.s.phase(ctx, horizon.PhaseGate)
 	var g horizon.GateRun
-	if err := execute(ctx, gateOptions(l.limits, fmt.Sprintf("gate · %s · attempt %d", l.job.id, n)), a.RunGate, activities.GateInput{
+	if err := execute(ctx, l.bound(ctx, gateOptions(l.limits, fmt.Sprintf("gate · %s · attempt %d", l.job.id, n))), a.RunGate, activities.GateInput{
 		RunID: l.runID, Feature: l.job.id, Attempt: n, Repo: l.repo, Lane: l.lane.Path, BaseCommit: l.baseCommit, Timeout: l.limits.GateTimeout,
 	}, &g); err != nil {
 		return false, err
@@ -220,11 +279,15 @@ func (l *loop) audit(ctx workflow.Context, n int) (accepted bool, err error) {
 		return false, err
 	}
 	var audit activities.SessionOutput
-	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("auditor · %s · attempt %d · %s", l.job.id, n, ses.model), ses.queue), a.AgentSession, activities.SessionInput{
+	if err := execute(ctx, l.bound(ctx, sessionOptions(l.limits, fmt.Sprintf("auditor · %s · attempt %d · %s", l.job.id, n, ses.model), ses.queue)), a.AgentSession, activities.SessionInput{
 		RunID: l.runID, Feature: l.job.id, Attempt: n, Role: horizon.RoleAuditor, Lane: l.lane.Path, BaseCommit: l.baseCommit,
 		Model: ses.model, Prompt: horizon.AuditBrief(l.job.task, n, gateRun, horizon.DiffPlaceholder),
 	}, &audit); err != nil {
-		return false, err
+		why, ok := sessionFailed(err)
+		if !ok {
+			return false, err
+		}
+		audit.ProtocolError = why // no verdict: not accepted, below
 	}
 	c := l.s.state.Current()
 	c.AuditorSession = audit.SessionID
@@ -246,7 +309,7 @@ func (l *loop) commit(ctx workflow.Context, n int) error {
 	st := &l.s.state
 	l.s.phase(ctx, horizon.PhaseCommit)
 	var commit activities.CommitOutput
-	if err := execute(ctx, gitOptions("commit "+l.job.id+" onto "+st.Branch), a.CommitFeature, activities.CommitInput{
+	if err := execute(ctx, l.bound(ctx, gitOptions("commit "+l.job.id+" onto "+st.Branch)), a.CommitFeature, activities.CommitInput{
 		RunID: l.runID, Feature: l.job.id, Attempt: n, Repo: l.repo, Lane: l.lane.Path, BaseCommit: l.baseCommit,
 		Message: l.job.commitMessage(),
 	}, &commit); err != nil {

@@ -1,8 +1,10 @@
 package workflows
 
 import (
+	"errors"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -33,10 +35,23 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// Activity options, stated once. Agent sessions heartbeat their session ID:
-// after a crash the retry continues that session. Bad input is never
-// retried. Gate runs retry only on infrastructure errors (a red gate is a
-// result, not an error).
+// outageBackoff is the longest wait between two tries of an activity
+// that keeps failing on infrastructure.
+const outageBackoff = 10 * time.Minute
+
+// Activity options, stated once. Outages wait, they do not fail: an
+// activity that fails on infrastructure (the model provider unreachable or
+// answering 5xx, OpenCode exiting, a full disk, a locked git index, an
+// engine hiccup) is retried without a cap, backing off to outageBackoff,
+// until it passes or the run's budget ends it (budgeted). What waiting
+// cannot fix is a non-retryable error type: bad input, an unknown model, a
+// provider's refusal (the loop makes it a typed blocker), a session that
+// failed on its own content (the loop ends the attempt).
+//
+// Agent sessions heartbeat their session ID: after a crash the retry
+// continues that session. Gate runs retry only on infrastructure errors
+// (a red gate is a result, not an error). Replay does not compare activity
+// options, so runs in flight take the new policy as they go.
 func sessionOptions(l Limits, summary, queue string) workflow.ActivityOptions {
 	return workflow.ActivityOptions{
 		TaskQueue:           queue,
@@ -45,11 +60,12 @@ func sessionOptions(l Limits, summary, queue string) workflow.ActivityOptions {
 		WaitForCancellation: true, // let the activity abort the OpenCode session
 		Summary:             summary,
 		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval:        time.Second,
-			BackoffCoefficient:     2,
-			MaximumInterval:        time.Minute,
-			MaximumAttempts:        5,
-			NonRetryableErrorTypes: []string{activities.ErrTypeBadInput, activities.ErrTypeUnknownModel},
+			InitialInterval:    time.Second,
+			BackoffCoefficient: 2,
+			MaximumInterval:    outageBackoff,
+			MaximumAttempts:    0, // until it passes or the budget ends it
+			NonRetryableErrorTypes: []string{activities.ErrTypeBadInput, activities.ErrTypeUnknownModel,
+				activities.ErrTypeProviderRefused, activities.ErrTypeSessionFailed},
 		},
 	}
 }
@@ -63,7 +79,8 @@ func gateOptions(l Limits, summary string) workflow.ActivityOptions {
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:        time.Second,
 			BackoffCoefficient:     2,
-			MaximumAttempts:        3,
+			MaximumInterval:        outageBackoff,
+			MaximumAttempts:        0,
 			NonRetryableErrorTypes: []string{activities.ErrTypeBadInput},
 		},
 	}
@@ -84,11 +101,50 @@ func gitOptions(summary string) workflow.ActivityOptions {
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:        time.Second,
 			BackoffCoefficient:     2,
-			MaximumInterval:        30 * time.Second,
-			MaximumAttempts:        5,
+			MaximumInterval:        outageBackoff,
+			MaximumAttempts:        0,
 			NonRetryableErrorTypes: []string{activities.ErrTypeBadInput, activities.ErrTypeUnknownModel, activities.ErrTypeNoChanges},
 		},
 	}
+}
+
+// budgeted bounds an activity, all its retries included, by the run's
+// deadline (zero: none): an outage that outlasts the budget ends with a
+// schedule-to-close timeout, which the feature reports as the budget
+// (overBudget). The bound is an activity option, not a timer, so the
+// workflow issues the same commands as before and recorded histories
+// replay.
+func budgeted(ctx workflow.Context, deadline time.Time, o workflow.ActivityOptions) workflow.ActivityOptions {
+	if deadline.IsZero() {
+		return o
+	}
+	o.ScheduleToCloseTimeout = max(deadline.Sub(workflow.Now(ctx)), time.Second)
+	return o
+}
+
+// overBudget reports whether err is an activity cut off by budgeted at
+// deadline: a schedule-to-close timeout, or a retryable failure returned
+// because the next try would fall after the deadline (the server says
+// RETRY_STATE_TIMEOUT; with no cap on attempts nothing else returns a
+// retryable failure, so one that comes back within the last backoff
+// before the deadline is the budget's cut).
+func overBudget(ctx workflow.Context, deadline time.Time, err error) bool {
+	var ae *temporal.ActivityError
+	if deadline.IsZero() || !errors.As(err, &ae) {
+		return false
+	}
+	var te *temporal.TimeoutError
+	if errors.As(err, &te) && te.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE {
+		return true
+	}
+	if ae.RetryState() == enumspb.RETRY_STATE_TIMEOUT {
+		return true
+	}
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && app.NonRetryable() {
+		return false
+	}
+	return !workflow.Now(ctx).Before(deadline.Add(-outageBackoff))
 }
 
 // execute runs one activity under opts and waits for its result (out may

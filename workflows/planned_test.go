@@ -32,6 +32,9 @@ type world struct {
 	reports map[string][]*horizon.Report
 	gates   map[string][]string
 	audits  map[string][]string
+	// sessionErrs are errors the worker's sessions fail with, by feature
+	// (a nil error: the session runs as scripted).
+	sessionErrs map[string][]error
 	// what happened
 	briefs      map[string][]string
 	commits     []string
@@ -44,7 +47,7 @@ type world struct {
 func newWorld(t *testing.T, plan horizon.PlanBlock) *world {
 	return &world{
 		t: t, plan: plan, parts: map[string]horizon.PlanBlock{}, reports: map[string][]*horizon.Report{},
-		gates: map[string][]string{}, audits: map[string][]string{}, briefs: map[string][]string{},
+		gates: map[string][]string{}, audits: map[string][]string{}, briefs: map[string][]string{}, sessionErrs: map[string][]error{},
 	}
 }
 
@@ -106,6 +109,9 @@ func (w *world) env() *testsuite.TestWorkflowEnvironment {
 			return activities.SessionOutput{SessionID: "ses_lead", Plan: &p, Usage: use}, nil
 		case "auditor":
 			return activities.SessionOutput{SessionID: "ses_a", Audit: &horizon.Audit{Verdict: horizon.AuditVerdict(next(w.audits, in.Feature, "accept"))}, Usage: use}, nil
+		}
+		if err := next(w.sessionErrs, in.Feature, nil); err != nil {
+			return activities.SessionOutput{}, err
 		}
 		w.briefs[in.Feature] = append(w.briefs[in.Feature], in.Prompt)
 		rep := next(w.reports, in.Feature, &horizon.Report{Status: "satisfied", Summary: "done"})

@@ -75,7 +75,7 @@ func (l *loop) spend(ctx workflow.Context) (ladder.Spend, error) {
 	}
 	s := ladder.Spend{RunSpent: l.spent(), RunCeiling: limit(st.Ceiling), DayCeiling: limit(st.DayCeiling), ThrottleAt: l.throttleAt}
 	if st.DayCeiling > 0 {
-		if err := execute(ctx, gitOptions("spend today"), a.DaySpend, nil, &s.DaySpent); err != nil {
+		if err := execute(ctx, l.bound(ctx, gitOptions("spend today")), a.DaySpend, nil, &s.DaySpent); err != nil {
 			return s, err
 		}
 		st.DaySpent = s.DaySpent
@@ -105,7 +105,7 @@ func (l *loop) retrieve(ctx workflow.Context, n int, prev *horizon.Attempt, p pl
 		}
 	}
 	var out activities.SessionOutput
-	if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("retrieval · %s · before attempt %d", l.job.id, n), p.queue), a.AgentSession, activities.SessionInput{
+	if err := execute(ctx, l.bound(ctx, sessionOptions(l.limits, fmt.Sprintf("retrieval · %s · before attempt %d", l.job.id, n), p.queue)), a.AgentSession, activities.SessionInput{
 		RunID: l.runID, Feature: l.job.id, Attempt: n, Role: horizon.RoleExplorer, Lane: l.lane.Path, BaseCommit: l.baseCommit,
 		Model: p.model, Prompt: horizon.RetrievalBrief(l.job.task, symbols, tail),
 	}, &out); err != nil {

@@ -40,7 +40,13 @@ its attempts.
 completed, failed, blocked or cancelled), phase, branch, reason, usage,
 attempts (one-feature runs: each with its gate verdict, audit verdict,
 outcome, tokens and cost) and, for planned runs, plan (milestones, features
-with their attempts and receipt IDs), waiting and budget.`,
+with their attempts and receipt IDs), waiting and budget.
+
+While the run waits out an outage (the model provider unreachable or
+answering 5xx, OpenCode exiting, a full disk, a locked git index), a
+"waiting" line says on what, since when, how many tries, the next one and
+the last error; --json carries it as outage {on, activity, feature, since,
+tries, next, last_error}.`,
 		Example: `  horizon status
   horizon status run-20261130-021500-ab12cd --json | jq .status
   horizon status run-20261130-021500-ab12cd --json | jq '.plan.milestones[].features[] | {id, status}'`,
@@ -79,6 +85,9 @@ func statusRun(ctx context.Context, o *statusOptions) error {
 func printState(w io.Writer, s *horizon.RunState, live bool) {
 	if s.Plan != nil {
 		fmt.Fprint(w, s.PlanTreeAt(time.Now()))
+		if s.Outage != nil {
+			fmt.Fprintf(w, "\nwaiting   %s\n", s.Outage.Line())
+		}
 		if s.Status == horizon.StatusRunning && !live {
 			fmt.Fprintln(w, "\n(no worker is answering: `horizon resume` brings the daemon back)")
 		}
@@ -90,6 +99,9 @@ func printState(w io.Writer, s *horizon.RunState, live bool) {
 		if !live {
 			fmt.Fprint(w, " (no worker answering: `horizon resume`)")
 		}
+	}
+	if s.Outage != nil {
+		fmt.Fprintf(w, "\nwaiting  %s", s.Outage.Line())
 	}
 	if s.Reason != "" {
 		fmt.Fprintf(w, "\nreason   %s", s.Reason)

@@ -116,6 +116,18 @@ type Progress struct {
 	Phase     string // created | resumed | prompted | running | tool | retry | done
 	Tool      string
 	Usage     Usage // the session's totals so far
+	// Retry is set while OpenCode itself retries a failed model call (the
+	// session's status reads "retry"): the provider is unreachable or
+	// answering errors, and the session waits, it does not work.
+	Retry *Retry
+}
+
+// Retry is OpenCode's own retry of a model call, as its session status
+// reports it.
+type Retry struct {
+	Attempt int       // OpenCode's retry count for the call
+	Message string    // the provider's error, as OpenCode words it
+	Next    time.Time // when OpenCode tries again (zero: unknown)
 }
 
 // ---- OpenCode wire types (only the fields used) ----
@@ -185,6 +197,19 @@ type ocStatus struct {
 	Type    string `json:"type"` // idle | busy | retry
 	Attempt int    `json:"attempt"`
 	Message string `json:"message"`
+	Next    int64  `json:"next"` // unix milliseconds of the next try
+}
+
+// retry is the status's retry, nil unless the session is retrying.
+func (st ocStatus) retry() *Retry {
+	if st.Type != "retry" {
+		return nil
+	}
+	r := &Retry{Attempt: st.Attempt, Message: st.Message}
+	if st.Next > 0 {
+		r.Next = time.UnixMilli(st.Next)
+	}
+	return r
 }
 
 func (e *ocError) asError(sessionID string) *SessionError {
@@ -370,7 +395,7 @@ func (s *Server) RunSession(ctx context.Context, req SessionRequest, onProgress 
 	case <-ctx.Done():
 	}
 
-	r := &sessionRun{s: s, dir: dir, sid: sid, w: w, onProgress: onProgress, baseline: baseline, answered: map[string]bool{}}
+	r := &sessionRun{s: s, dir: dir, sid: sid, w: w, onProgress: onProgress, baseline: baseline, answered: map[string]bool{}, lastRetry: -1}
 	result := func() SessionResult { return SessionResult{SessionID: sid, Resumed: resumed, Asked: r.asked} }
 	if needPrompt && ctx.Err() == nil {
 		if err := s.promptAsync(ctx, dir, sid, req.Agent, req.Model, prompt); err != nil {
@@ -428,6 +453,7 @@ type sessionRun struct {
 
 	lastProgress time.Time
 	lastTool     string
+	lastRetry    int // the retry attempt last reported; -1: not retrying
 	usage        Usage
 	lastAskCheck time.Time
 }
@@ -484,7 +510,7 @@ func (r *sessionRun) await(ctx context.Context) ([]ocMessage, error) {
 			if st.Type == "retry" {
 				phase = "retry"
 			}
-			r.progress(ctx, phase)
+			r.progress(ctx, phase, st.retry())
 			continue
 		}
 
@@ -523,12 +549,19 @@ func (r *sessionRun) await(ctx context.Context) ([]ocMessage, error) {
 	}
 }
 
-// progress reports to onProgress when the running tool changed or every
-// progressEvery.
-func (r *sessionRun) progress(ctx context.Context, phase string) {
+// progress reports to onProgress when the running tool changed, when
+// OpenCode starts, repeats or stops retrying a model call (an outage must
+// show at once, not at the next periodic report), or every progressEvery.
+func (r *sessionRun) progress(ctx context.Context, phase string, retry *Retry) {
 	tool := r.w.currentTool()
 	periodic := time.Since(r.lastProgress) >= r.s.progressEvery
-	if !periodic && tool == r.lastTool {
+	retryN := -1
+	if retry != nil {
+		retryN = retry.Attempt
+	}
+	retryChanged := retryN != r.lastRetry
+	r.lastRetry = retryN
+	if !periodic && !retryChanged && tool == r.lastTool {
 		return
 	}
 	if periodic {
@@ -547,7 +580,7 @@ func (r *sessionRun) progress(ctx context.Context, phase string) {
 		phase = "tool"
 	}
 	r.lastTool = tool
-	r.onProgress(Progress{SessionID: r.sid, Phase: phase, Tool: tool, Usage: r.usage})
+	r.onProgress(Progress{SessionID: r.sid, Phase: phase, Tool: tool, Usage: r.usage, Retry: retry})
 }
 
 func runningTool(m ocMessage) string {

@@ -130,6 +130,7 @@ func Serve(ctx context.Context, o Options) error {
 		// Agent sessions are long and mostly waiting; gates are CPU heavy.
 		// A handful at a time keeps a laptop usable.
 		MaxConcurrentActivityExecutionSize: 8,
+		MaxHeartbeatThrottleInterval:       activities.HeartbeatThrottle,
 	})
 	workflows.Register(w)
 	w.RegisterActivityWithOptions(acts, activity.RegisterOptions{})
@@ -143,6 +144,7 @@ func Serve(ctx context.Context, o Options) error {
 			Identity:                           identity + "/paid",
 			WorkerStopTimeout:                  15 * time.Second,
 			MaxConcurrentActivityExecutionSize: 1,
+			MaxHeartbeatThrottleInterval:       activities.HeartbeatThrottle,
 			DisableWorkflowWorker:              true,
 		})
 		pw.RegisterActivityWithOptions(acts, activity.RegisterOptions{})

@@ -39,6 +39,11 @@ type Reply struct {
 	// blocks, so a test can wait for it.
 	Hold  string `json:"hold,omitempty"`
 	Usage *Usage `json:"usage,omitempty"` // default: estimated from lengths
+	// Status, when set, answers the request with this HTTP status and an
+	// OpenAI-style error body carrying Error (e.g. 401 "Incorrect API key
+	// provided"), as a provider that refuses or fails does.
+	Status int    `json:"status,omitempty"`
+	Error  string `json:"error,omitempty"`
 }
 
 // ToolCall asks the agent to run one of its tools. String values in Args may
@@ -122,6 +127,9 @@ func (s *Script) Validate() error {
 func (r Reply) validate() error {
 	if r.DelayMs < 0 {
 		return fmt.Errorf("delay_ms is negative (%d)", r.DelayMs)
+	}
+	if r.Status != 0 && (r.Status < 400 || r.Status > 599) {
+		return fmt.Errorf("status %d is not an HTTP error status (400-599)", r.Status)
 	}
 	for i, tc := range r.ToolCalls {
 		if tc.Name == "" {

@@ -62,6 +62,11 @@ type Server struct {
 	closed  chan struct{}
 	http    *http.Server
 	url     string
+	addr    string // where Start listened, for Up after Down
+	// failing, when set, answers every chat request with this status
+	// and failMsg (an outage: Fail and Recover).
+	failing int
+	failMsg string
 }
 
 // New returns a server for s (nil: an empty script, everything gets the
@@ -110,14 +115,59 @@ func (s *Server) Start(addr string) error {
 		host = "127.0.0.1"
 	}
 	s.url = "http://" + net.JoinHostPort(host, fmt.Sprint(tcp.Port)) + "/v1"
+	s.addr = tcp.String()
+	s.serve(ln)
+	return nil
+}
+
+func (s *Server) serve(ln net.Listener) {
 	s.http = &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          log.New(io.Discard, "", 0),
 	}
 	go s.http.Serve(ln) //nolint:errcheck // returns ErrServerClosed on Close
+}
+
+// Down stops listening and drops every open connection, as a provider
+// that went away does: requests meet "connection refused" until Up.
+func (s *Server) Down() error {
+	s.mu.Lock()
+	h := s.http
+	s.http = nil
+	s.mu.Unlock()
+	if h == nil {
+		return errors.New("fakemodel: server is not up")
+	}
+	return h.Close()
+}
+
+// Up listens again at the address of Start, after Down; the URL is the
+// same.
+func (s *Server) Up() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.http != nil || s.addr == "" {
+		return errors.New("fakemodel: Up needs a server that was started and is down")
+	}
+	ln, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		return fmt.Errorf("fakemodel: listen again on %s: %w", s.addr, err)
+	}
+	s.serve(ln)
 	return nil
 }
+
+// Fail answers every chat request with HTTP status and msg until Recover
+// (e.g. 503 "Service Unavailable" for an outage). Requests are recorded.
+func (s *Server) Fail(status int, msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failing, s.failMsg = status, msg
+}
+
+// Recover ends Fail.
+func (s *Server) Recover() { s.Fail(0, "") }
 
 // URL is the base URL to configure as the provider's baseURL,
 // "http://127.0.0.1:PORT/v1"; "" before Start.
@@ -237,6 +287,13 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	conv := readConversation(req.Messages)
 	reply, hold := s.record(req, conv, r.Header.Get("x-session-id"), r.Header.Get("Authorization"))
+	s.mu.Lock()
+	failing, failMsg := s.failing, s.failMsg
+	s.mu.Unlock()
+	if failing != 0 {
+		writeError(w, failing, failMsg)
+		return
+	}
 
 	ctx := r.Context()
 	if hold != nil {
@@ -260,6 +317,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
+	if reply.Status != 0 {
+		writeError(w, reply.Status, reply.Error)
+		return
+	}
 	out := s.render(reply, conv)
 	if req.Stream {
 		includeUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
