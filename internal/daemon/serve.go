@@ -13,10 +13,10 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/horizon/horizon/activities"
-	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/internal/agent"
 	"github.com/horizon/horizon/internal/child"
+	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/internal/engine"
 	"github.com/horizon/horizon/internal/reader"
 	"github.com/horizon/horizon/internal/tools"
@@ -82,12 +82,16 @@ func Serve(ctx context.Context, o Options) error {
 			uiPort = cfg.UI.Port
 		}
 		started := time.Now()
-		emb, err = engine.StartEmbedded(engine.Options{
+		eo := engine.Options{
 			DBPath: paths.DB(), Port: cfg.Temporal.Port, UIPort: uiPort, Namespace: cfg.Temporal.Namespace,
 			Retention: time.Duration(cfg.Engine.RetentionDays) * 24 * time.Hour, Synchronous: cfg.Engine.SQLiteSynchronous,
-			Logger: log,
+			Logger:           log,
 			SearchAttributes: workflows.SearchAttributeTypes(),
-		})
+		}
+		if cfg.Engine.Database == "postgres" {
+			eo.Postgres = &engine.Postgres{DSN: cfg.Engine.Postgres.DSN, MaxConns: cfg.Engine.Postgres.MaxConns}
+		}
+		emb, err = engine.StartEmbedded(eo)
 		if err != nil {
 			return err
 		}

@@ -54,7 +54,11 @@ const loopbackIP = "127.0.0.1"
 // Options configures the embedded engine.
 type Options struct {
 	// DBPath is the SQLite file; created with its schema on first start.
+	// With Postgres set it is unused except to place the token file.
 	DBPath string
+	// Postgres, when set, keeps the engine's state in PostgreSQL instead
+	// of the SQLite file (engine.database: postgres).
+	Postgres *Postgres
 	// TokenPath is the access token file (created on first start); empty
 	// means TokenFile next to DBPath, which is $HORIZON_HOME/engine.token.
 	TokenPath string
@@ -128,11 +132,17 @@ func StartEmbedded(o Options) (*Embedded, error) {
 	if err != nil {
 		return nil, err
 	}
-	sqlConf, err := prepareDB(o)
+	var sqlConf, visConf *tconfig.SQL
+	if o.Postgres != nil {
+		sqlConf, visConf, err = preparePostgres(o)
+	} else {
+		sqlConf, err = prepareDB(o)
+		visConf = sqlConf
+	}
 	if err != nil {
 		return nil, err
 	}
-	conf, err := serverConfig(o, sqlConf)
+	conf, err := serverConfig(o, sqlConf, visConf)
 	if err != nil {
 		return nil, err
 	}
@@ -289,14 +299,21 @@ func prepareDB(o Options) (*tconfig.SQL, error) {
 
 const clusterName = "active"
 
-func serverConfig(o Options, sqlConf *tconfig.SQL) (*tconfig.Config, error) {
+func serverConfig(o Options, sqlConf, visConf *tconfig.SQL) (*tconfig.Config, error) {
 	var conf tconfig.Config
 	conf.Global.Membership.MaxJoinDuration = 30 * time.Second
 	conf.Global.Membership.BroadcastAddress = loopbackIP
-	conf.Persistence.DefaultStore = "sqlite"
-	conf.Persistence.VisibilityStore = "sqlite"
-	conf.Persistence.NumHistoryShards = 1
-	conf.Persistence.DataStores = map[string]tconfig.DataStore{"sqlite": {SQL: sqlConf}}
+	if o.Postgres != nil {
+		conf.Persistence.DefaultStore = "postgres"
+		conf.Persistence.VisibilityStore = "postgres-visibility"
+		conf.Persistence.NumHistoryShards = pgHistoryShards
+		conf.Persistence.DataStores = map[string]tconfig.DataStore{"postgres": {SQL: sqlConf}, "postgres-visibility": {SQL: visConf}}
+	} else {
+		conf.Persistence.DefaultStore = "sqlite"
+		conf.Persistence.VisibilityStore = "sqlite"
+		conf.Persistence.NumHistoryShards = 1
+		conf.Persistence.DataStores = map[string]tconfig.DataStore{"sqlite": {SQL: sqlConf}}
+	}
 
 	httpPort, err := freePort()
 	if err != nil {
