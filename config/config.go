@@ -148,6 +148,23 @@ type Worker struct {
 	// engine, set it on exactly one of them: a single poller is what makes
 	// "one paid call at a time" hold across all of them.
 	PaidPoller bool `mapstructure:"paid_poller"`
+	// SharedDir holds what every worker of one engine must see at the
+	// same path: lanes/ (git worktrees the repositories record by absolute
+	// path), runs/ (receipts, transcripts, handoffs), spend/ and reports/.
+	// Empty means Home, right for one machine. Workers sharing an engine
+	// set the same SharedDir (a shared disk) and each its own Home, which
+	// keeps what must not be shared: the lock, logs and OpenCode's
+	// session store.
+	SharedDir string `mapstructure:"shared_dir"`
+}
+
+// DataDir is where lanes/, runs/, spend/ and reports/ live: worker.shared_dir,
+// else Home.
+func (c *Config) DataDir() string {
+	if c.Worker.SharedDir != "" {
+		return c.Worker.SharedDir
+	}
+	return c.Home
 }
 
 // PaidQueue is the task queue of metered agent sessions.

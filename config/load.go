@@ -89,6 +89,7 @@ func defaults() map[string]any {
 		"gate.allow_env":                   []string{},
 		"log.level":                        "info",
 		"worker.paid_poller":               true,
+		"worker.shared_dir":                "",
 		"spend.ceiling":                    0.0,
 		"spend.day_ceiling":                0.0,
 		"spend.throttle_at":                0.8,
@@ -363,6 +364,11 @@ func (c *Config) finish() error {
 		return fmt.Errorf("config: home %q: %w", c.Home, err)
 	}
 	c.Home = abs
+	if c.Worker.SharedDir != "" {
+		if c.Worker.SharedDir, err = filepath.Abs(c.Worker.SharedDir); err != nil {
+			return fmt.Errorf("config: worker.shared_dir %q: %w", c.Worker.SharedDir, err)
+		}
+	}
 	c.Engine.SQLiteSynchronous = strings.ToUpper(c.Engine.SQLiteSynchronous)
 	c.Engine.Database = strings.ToLower(strings.TrimSpace(c.Engine.Database))
 	c.Log.Level = strings.ToLower(c.Log.Level)
