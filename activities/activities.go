@@ -43,6 +43,10 @@ type Activities struct {
 	// workers that do not run it).
 	Engine Engine
 	Logger zerolog.Logger
+	// Identity names this worker (the Temporal worker identity); a
+	// session's heartbeat carries it, so a retry elsewhere knows the
+	// session's store is out of reach.
+	Identity string
 }
 
 // lanesDir is where lanes live.

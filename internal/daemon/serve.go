@@ -145,8 +145,9 @@ func Serve(ctx context.Context, o Options) error {
 
 	acts := &activities.Activities{
 		Home: cfg.DataDir(), Sessions: sessions, GateAllowEnv: cfg.Gate.AllowEnv, AstGrepBin: cfg.Agent.AstGrepBin, Logger: log,
-		Reader: reader.Config{BaseURL: cfg.Reader.BaseURL, Model: cfg.Reader.Model, APIKey: cfg.Reader.APIKey},
-		Engine: core.Reader{Client: c, Namespace: cfg.Temporal.Namespace},
+		Reader:   reader.Config{BaseURL: cfg.Reader.BaseURL, Model: cfg.Reader.Model, APIKey: cfg.Reader.APIKey},
+		Engine:   core.Reader{Client: c, Namespace: cfg.Temporal.Namespace},
+		Identity: identity,
 	}
 	w := worker.New(c, cfg.Temporal.TaskQueue, worker.Options{
 		Identity:          identity,
