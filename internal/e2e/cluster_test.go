@@ -18,7 +18,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/demo"
 	"github.com/horizon/horizon/internal/fakemodel"
 	"github.com/horizon/horizon/internal/pgtest"
 )
@@ -53,6 +52,18 @@ func newCluster(t *testing.T, script *fakemodel.Script, workers int) *cluster {
 		"HORIZON_WORKER_SHARED_DIR=" + c.shared,
 	}
 	w.env = append(w.env, join...)
+	// Models by the tiers leaderboard: a feature's worker session on
+	// fake-local (free: any worker runs it), the lead and the auditor on
+	// fake-cloud (metered: the paid queue, one at a time). Info logs: the
+	// engine's debug log alone would load the machine.
+	lb, err := filepath.Abs(filepath.Join("testdata", "leaderboard-tiers.json"))
+	require.NoError(t, err)
+	w.env = append(w.env, "HORIZON_MODELS_FILE="+lb, "HORIZON_LOG_LEVEL=info")
+	for _, e := range w.env {
+		if home, ok := strings.CutPrefix(e, "HOME="); ok {
+			require.NoError(t, fakemodel.WriteOpenCodeConfig(filepath.Join(home, ".config", "opencode", "opencode.json"), w.model.URL(), "fake-local", "fake-cloud"))
+		}
+	}
 	c.startEngine(t)
 	for i := 0; i < workers; i++ {
 		home := filepath.Join(base, fmt.Sprintf("worker-%d", i))
@@ -158,13 +169,13 @@ func (c *cluster) dumpLogs(t *testing.T) {
 	}
 }
 
-// sessions groups the model's requests into sessions (one rule's
-// conversation in one lane) and returns each one's first and last
+// meteredSessions groups the model's requests to the metered model into
+// sessions (one rule's conversation in one lane) and returns each one's first and last
 // request time.
-func sessions(reqs []fakemodel.Request) map[string][2]time.Time {
+func meteredSessions(reqs []fakemodel.Request) map[string][2]time.Time {
 	out := map[string][2]time.Time{}
 	for _, r := range reqs {
-		if r.Title || r.Rule == "" {
+		if r.Title || r.Rule == "" || !strings.HasSuffix(r.Model, "fake-cloud") {
 			continue
 		}
 		k := r.Workdir + " " + r.Rule
@@ -246,9 +257,9 @@ func clusterScript(t *testing.T) *fakemodel.Script {
 // Six planned runs on six repositories, started at once on an engine on
 // PostgreSQL with three workers: every run completes, each feature is
 // committed exactly once on its run's integration branch, the work is
-// spread over the workers, and the metered sessions (every session here:
-// the scripted model is not on the leaderboard) never overlapped, though
-// only one of the three workers polls the paid queue.
+// spread over the workers, and the metered sessions (lead and auditors)
+// never overlapped, though only one of the three workers polls the paid
+// queue.
 func TestClusterSixRunsThreeWorkers(t *testing.T) {
 	needsE2E(t)
 	c := newCluster(t, clusterScript(t), 3)
@@ -264,7 +275,7 @@ func TestClusterSixRunsThreeWorkers(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			out, code := c.w.run(context.Background(), "start", "--detach", "--repo", repos[i], "--model", demo.Model, toolsGoal)
+			out, code := c.w.run(context.Background(), "start", "--detach", "--repo", repos[i], toolsGoal)
 			if code != 0 {
 				errs[i] = fmt.Sprintf("start %d: exit %d: %s", i, code, out)
 				return
@@ -278,14 +289,16 @@ func TestClusterSixRunsThreeWorkers(t *testing.T) {
 		require.NotEmpty(t, ids[i], "run %d has an id", i)
 	}
 	for i, id := range ids {
-		s := c.w.waitStatus(id, 5*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() })
+		s := c.w.waitStatus(id, 6*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() })
 		require.Equal(t, horizon.StatusCompleted, s.Status, "run %s: %s", id, s.Reason)
 		require.Equal(t, map[string]int{"f1": 1, "f2": 1}, trailers(repos[i], id), "run %s: each feature committed once", id)
 		_, features := featureCommits(t, repos[i], id)
 		require.ElementsMatch(t, []string{"f1", "f2"}, features, id)
 		require.DirExists(t, filepath.Join(c.shared, "runs", id), "the run's artifacts are in the shared directory")
 	}
-	requireNoOverlap(t, sessions(c.w.model.Requests()))
+	spans := meteredSessions(c.w.model.Requests())
+	require.GreaterOrEqual(t, len(spans), 3*runs, "every run's lead and auditors were metered")
+	requireNoOverlap(t, spans)
 	// The work was spread: more than one worker prepared lanes (only the
 	// paid poller ran the metered sessions).
 	var busy []int
