@@ -37,17 +37,18 @@ func BenchmarkSequentialActivityPostgres(b *testing.B) {
 }
 
 // workStep stands for a step of a run that occupies a worker slot (a gate,
-// a session): 50 ms of waiting.
+// a session): 300 ms of waiting, long against the engine's own cost per
+// activity, as real steps are.
 func workStep(context.Context, int) (int, error) {
-	time.Sleep(50 * time.Millisecond)
+	time.Sleep(300 * time.Millisecond)
 	return 1, nil
 }
 
-// workRun is a run of 10 such steps one after another.
+// workRun is a run of 5 such steps one after another.
 func workRun(ctx workflow.Context) (int, error) {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
 	sum := 0
-	for i := 0; i < 10; i++ {
+	for i := 0; i < 5; i++ {
 		var v int
 		if err := workflow.ExecuteActivity(ctx, workStep, i).Get(ctx, &v); err != nil {
 			return 0, err
@@ -58,7 +59,7 @@ func workRun(ctx workflow.Context) (int, error) {
 }
 
 // BenchmarkWorkersThroughput reports runs per minute of 12 concurrent runs
-// (10 steps of 50 ms each) on an engine on PostgreSQL, with one worker and
+// (5 steps of 300 ms each) on an engine on PostgreSQL, with one worker and
 // with three, each worker running at most 2 steps at a time (what bounds a
 // real worker is its slots: CPU for gates, memory for sessions). The
 // workers are separate SDK clients and workers in this process, as
@@ -94,8 +95,8 @@ func BenchmarkWorkersThroughput(b *testing.B) {
 						if err == nil {
 							var sum int
 							err = run.Get(context.Background(), &sum)
-							if err == nil && sum != 10 {
-								err = fmt.Errorf("run did %d steps, want 10", sum)
+							if err == nil && sum != 5 {
+								err = fmt.Errorf("run did %d steps, want 5", sum)
 							}
 						}
 						errs <- err
@@ -109,7 +110,7 @@ func BenchmarkWorkersThroughput(b *testing.B) {
 			}
 			perMin := float64(b.N*runs) / time.Since(start).Minutes()
 			b.ReportMetric(perMin, "runs/min")
-			b.Logf("BENCH %d worker(s), 2 slots each: %.0f runs/min (12 concurrent runs of 10 × 50 ms steps)", n, perMin)
+			b.Logf("BENCH %d worker(s), 2 slots each: %.0f runs/min (12 concurrent runs of 5 × 300 ms steps)", n, perMin)
 		})
 	}
 }
