@@ -52,6 +52,10 @@ type Activities struct {
 	NotifyTimeout time.Duration
 	OutageAfter   time.Duration
 	Logger        zerolog.Logger
+	// Identity names this worker (the Temporal worker identity); a
+	// session's heartbeat carries it, so a retry elsewhere knows the
+	// session's store is out of reach.
+	Identity string
 }
 
 // lanesDir is where lanes live.

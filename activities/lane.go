@@ -267,6 +267,9 @@ func scriptRunnable(file, rel, entry string) error {
 // repository's own copies (submodule.go).
 func (a *Activities) PrepareLane(ctx context.Context, in LaneInput) (Lane, error) {
 	defer keepAlive(ctx)()
+	if err := a.mustSee("repository", in.Repo); err != nil {
+		return Lane{}, err
+	}
 	lane := Lane{
 		Path:   filepath.Join(a.lanesDir(), in.RunID, in.Feature),
 		Branch: horizon.LaneBranch(in.RunID, in.Feature),

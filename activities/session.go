@@ -51,6 +51,13 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 		}
 		prompt = strings.Replace(prompt, horizon.DiffPlaceholder, diff, 1)
 	}
+	if err := a.mustSee("lane", in.Lane); err != nil {
+		return SessionOutput{}, err
+	}
+	moved := a.movedFrom(hb)
+	if moved {
+		prompt = movedBrief(ctx, prompt, in.Lane, in.BaseCommit, hb)
+	}
 	activity.GetLogger(ctx).Info("session starting", "RunID", in.RunID, "Feature", in.Feature, "Role", in.Role, "Attempt", in.Attempt, "ResumeSession", hb.SessionID)
 
 	// Keep the heartbeat alive between progress events (a long model call
@@ -77,7 +84,7 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 		Title:           fmt.Sprintf("horizon %s %s attempt %d (%s)", in.RunID, in.Feature, in.Attempt, in.Role),
 		ResumeSessionID: hb.SessionID,
 	}, func(p agent.Progress) {
-		cur = SessionHeartbeat{SessionID: p.SessionID, Phase: p.Phase, Tool: p.Tool, Outage: hb.Outage}
+		cur = SessionHeartbeat{SessionID: p.SessionID, Phase: p.Phase, Tool: p.Tool, Outage: hb.Outage, Worker: a.Identity}
 		if p.Retry != nil {
 			if retrySince.IsZero() {
 				retrySince = time.Now()
@@ -105,7 +112,7 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 	}
 	// Record the final ID synchronously: a crash from here on must continue,
 	// not restart, the session.
-	heart.Record(SessionHeartbeat{SessionID: res.SessionID, Phase: "done"})
+	heart.Record(SessionHeartbeat{SessionID: res.SessionID, Phase: "done", Worker: a.Identity})
 
 	out := SessionOutput{
 		SessionID: res.SessionID,
@@ -116,6 +123,10 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 			CacheRead: res.Usage.CacheRead, CacheWrite: res.Usage.CacheWrite, Cost: res.Usage.Cost,
 		},
 		Transcript: filepath.Join(a.runDir(in.RunID), "transcripts", fmt.Sprintf("%s-attempt-%d-%s.md", in.Feature, in.Attempt, in.Role)),
+	}
+	if moved && !res.Resumed && res.SessionID != hb.SessionID {
+		out.Moved = movedNote(hb.SessionID, res.SessionID, hb.Worker)
+		activity.GetLogger(ctx).Warn(out.Moved, "RunID", in.RunID, "Feature", in.Feature, "Attempt", in.Attempt)
 	}
 	if err := writeArtifact(out.Transcript, []byte(transcript(in, prompt, res))); err != nil {
 		return out, err

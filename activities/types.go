@@ -128,6 +128,10 @@ type SessionOutput struct {
 	Notes         string          // explorer: what it found (its final message, bounded)
 	Plan          *horizon.Plan   // lead: the validated plan (ProtocolError says why there is none)
 	Transcript    string          // path of the final message on disk
+	// Moved says the session the heartbeat named was on a lost worker
+	// and a fresh one replaced it here ("session moved: old → new (worker
+	// W lost)"); empty otherwise.
+	Moved string `json:",omitempty"`
 }
 
 // SessionHeartbeat is recorded while a session runs; a retried activity
@@ -145,6 +149,9 @@ type SessionHeartbeat struct {
 	Tool      string
 	Retry     *SessionRetry  `json:",omitempty"`
 	Outage    *SessionOutage `json:",omitempty"`
+	// Worker is the identity of the worker whose OpenCode store holds the
+	// session; another worker cannot continue it (moved.go).
+	Worker string `json:",omitempty"`
 }
 
 // SessionRetry is OpenCode's own retry of a model call.

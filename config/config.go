@@ -148,6 +148,23 @@ type Worker struct {
 	// engine, set it on exactly one of them: a single poller is what makes
 	// "one paid call at a time" hold across all of them.
 	PaidPoller bool `mapstructure:"paid_poller"`
+	// SharedDir holds what every worker of one engine must see at the
+	// same path: lanes/ (git worktrees the repositories record by absolute
+	// path), runs/ (receipts, transcripts, handoffs), spend/ and reports/.
+	// Empty means Home, right for one machine. Workers sharing an engine
+	// set the same SharedDir (a shared disk) and each its own Home, which
+	// keeps what must not be shared: the lock, logs and OpenCode's
+	// session store.
+	SharedDir string `mapstructure:"shared_dir"`
+}
+
+// DataDir is where lanes/, runs/, spend/ and reports/ live: worker.shared_dir,
+// else Home.
+func (c *Config) DataDir() string {
+	if c.Worker.SharedDir != "" {
+		return c.Worker.SharedDir
+	}
+	return c.Home
 }
 
 // PaidQueue is the task queue of metered agent sessions.
@@ -159,6 +176,10 @@ type Temporal struct {
 	Address   string `mapstructure:"address"`
 	Namespace string `mapstructure:"namespace"`
 	Port      int    `mapstructure:"port"`
+	// Listen is the IP the embedded engine's frontend and Web UI bind;
+	// empty means 127.0.0.1. Anything else serves workers on other
+	// machines, over TLS and with the engine token as API key.
+	Listen    string `mapstructure:"listen"`
 	TaskQueue string `mapstructure:"task_queue"`
 	// APIKey is presented to a remote engine; for another machine's (or
 	// home's) embedded engine it is that home's engine.token. APIKeyFile,
@@ -190,6 +211,20 @@ type Engine struct {
 	SQLiteSynchronous string `mapstructure:"sqlite_synchronous"`
 	// RetentionDays is how long closed runs stay visible in the engine.
 	RetentionDays int `mapstructure:"retention_days"`
+	// Database is where the embedded engine keeps its state: sqlite (a
+	// file in Home, one machine) or postgres (Postgres.DSN: what a cluster
+	// of workers on several machines shares through one engine).
+	Database string   `mapstructure:"database"`
+	Postgres Postgres `mapstructure:"postgres"`
+}
+
+// Postgres is the engine's PostgreSQL server (engine.database: postgres).
+type Postgres struct {
+	// DSN is postgres://user:password@host:5432/<db>?sslmode=...; the
+	// engine also uses <db>_visibility. Both are created if the user may.
+	DSN string `mapstructure:"dsn"`
+	// MaxConns bounds the engine's connections per database.
+	MaxConns int `mapstructure:"max_conns"`
 }
 
 // Models chooses language models.

@@ -67,6 +67,10 @@ func defaults() map[string]any {
 		"ui.port":                          8233,
 		"engine.sqlite_synchronous":        "FULL",
 		"engine.retention_days":            30,
+		"engine.database":                  "sqlite",
+		"engine.postgres.dsn":              "",
+		"engine.postgres.max_conns":        20,
+		"temporal.listen":                  "",
 		"models.default":                   "",
 		"models.file":                      "",
 		"agent.opencode_bin":               "",
@@ -87,6 +91,7 @@ func defaults() map[string]any {
 		"gate.allow_env":                   []string{},
 		"log.level":                        "info",
 		"worker.paid_poller":               true,
+		"worker.shared_dir":                "",
 		"spend.ceiling":                    0.0,
 		"spend.day_ceiling":                0.0,
 		"spend.throttle_at":                0.8,
@@ -361,7 +366,13 @@ func (c *Config) finish() error {
 		return fmt.Errorf("config: home %q: %w", c.Home, err)
 	}
 	c.Home = abs
+	if c.Worker.SharedDir != "" {
+		if c.Worker.SharedDir, err = filepath.Abs(c.Worker.SharedDir); err != nil {
+			return fmt.Errorf("config: worker.shared_dir %q: %w", c.Worker.SharedDir, err)
+		}
+	}
 	c.Engine.SQLiteSynchronous = strings.ToUpper(c.Engine.SQLiteSynchronous)
+	c.Engine.Database = strings.ToLower(strings.TrimSpace(c.Engine.Database))
 	c.Log.Level = strings.ToLower(c.Log.Level)
 	c.Run.Autonomy = horizon.Autonomy(strings.ToLower(strings.TrimSpace(string(c.Run.Autonomy))))
 	if c.Run.Autonomy == "" {
@@ -414,6 +425,21 @@ func (c *Config) validate(src *sources) error {
 	case "FULL", "NORMAL", "EXTRA":
 	default:
 		bad("engine.sqlite_synchronous", "%q: use FULL (survives power loss) or NORMAL (survives process crashes)", c.Engine.SQLiteSynchronous)
+	}
+	switch c.Engine.Database {
+	case "sqlite":
+	case "postgres":
+		if c.Engine.Postgres.DSN == "" {
+			bad("engine.postgres.dsn", "must be set with engine.database: postgres (postgres://user:password@host:5432/temporal?sslmode=disable)")
+		}
+	default:
+		bad("engine.database", "%q: use sqlite (a file in home) or postgres (engine.postgres.dsn)", c.Engine.Database)
+	}
+	if c.Engine.Postgres.MaxConns < 1 {
+		bad("engine.postgres.max_conns", "%d: must be at least 1", c.Engine.Postgres.MaxConns)
+	}
+	if c.Temporal.Listen != "" && net.ParseIP(c.Temporal.Listen) == nil {
+		bad("temporal.listen", "%q is not an IP address (127.0.0.1 for this machine only, 0.0.0.0 for every interface)", c.Temporal.Listen)
 	}
 	if c.Engine.RetentionDays < 1 {
 		bad("engine.retention_days", "%d: must be at least 1", c.Engine.RetentionDays)

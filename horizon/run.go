@@ -149,6 +149,10 @@ type Attempt struct {
 	Usage          Usage     `json:"usage"`
 	StartedAt      time.Time `json:"started_at"`
 	EndedAt        time.Time `json:"ended_at,omitzero"`
+
+	// Moved records sessions that could not follow a lost worker and were
+	// started afresh on another: "session moved: old → new (worker W lost)".
+	Moved []string `json:"moved,omitempty"`
 }
 
 // RunState is the whole observable state of a run, returned by the status

@@ -162,6 +162,7 @@ func (l *loop) change(ctx workflow.Context, n int, prev *horizon.Attempt, p plan
 	}
 	c := l.s.state.Current()
 	c.WorkerSession, c.Resumed, c.Report, c.ProtocolError = work.SessionID, work.Resumed, work.Report, work.ProtocolError
+	c.Moved = appendMoved(c.Moved, work.Moved)
 	c.Usage = c.Usage.Add(work.Usage)
 	if work.ProtocolError != "" {
 		c.Outcome = horizon.OutcomeProtocolError
@@ -291,6 +292,7 @@ func (l *loop) audit(ctx workflow.Context, n int) (accepted bool, err error) {
 	}
 	c := l.s.state.Current()
 	c.AuditorSession = audit.SessionID
+	c.Moved = appendMoved(c.Moved, audit.Moved)
 	c.Usage = c.Usage.Add(audit.Usage)
 	c.Audit = audit.Audit
 	if audit.ProtocolError != "" {
@@ -360,4 +362,13 @@ func commitMessage(goal string) string {
 		line = line[:69] + "..."
 	}
 	return line + "\n\n" + goal
+}
+
+// appendMoved adds a session's move (activities.SessionOutput.Moved) to
+// the attempt's record; state only, no command.
+func appendMoved(have []string, moved string) []string {
+	if moved == "" {
+		return have
+	}
+	return append(have, moved)
 }

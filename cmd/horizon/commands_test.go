@@ -123,10 +123,12 @@ func TestNoFlagCommands(t *testing.T) {
 	})
 	testFlags(t, newServerCmd, []flagCase[serverOptions]{
 		{name: "server", args: nil, want: serverOptions{}},
+		{name: "engine only", args: []string{"--engine-only", "--listen", "0.0.0.0"}, want: serverOptions{engineOnly: true}},
 		{name: "server with an argument", args: []string{"x"}, err: "takes no arguments"},
 	})
 	testFlags(t, newWorkerCmd, []flagCase[workerOptions]{
 		{name: "worker", args: nil, want: workerOptions{}},
+		{name: "worker with its settings", args: []string{"--paid-poller=false", "--shared-dir", "/shared"}, want: workerOptions{}},
 		{name: "worker with an argument", args: []string{"x"}, err: "takes no arguments"},
 	})
 	testFlags(t, newPauseCmd, []flagCase[pauseOptions]{

@@ -52,7 +52,7 @@ runs a pass now.`,
 
 func reportShow(o *reportOptions) error {
 	a := o.app
-	dir := filepath.Join(a.cfg.Home, "reports")
+	dir := filepath.Join(a.cfg.DataDir(), "reports")
 	date := o.date
 	if date == "" {
 		entries, err := os.ReadDir(dir)

@@ -27,6 +27,9 @@ var flagKeys = map[string]string{
 	"autonomy":     "run.autonomy",
 	"budget-time":  "run.budget_time",
 	"budget-spend": "run.budget_spend",
+	"listen":       "temporal.listen",
+	"paid-poller":  "worker.paid_poller",
+	"shared-dir":   "worker.shared_dir",
 }
 
 // A command annotated annotationConfig: configOptional works, with a

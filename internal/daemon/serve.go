@@ -31,6 +31,9 @@ type Options struct {
 	// Engine runs the embedded engine (horizon server); false only works
 	// against a configured remote address (horizon worker).
 	Engine bool
+	// EngineOnly runs the engine (and its Web UI) without a worker, for
+	// workers elsewhere to join (horizon server --engine-only).
+	EngineOnly bool
 	// Ready is called once the worker polls, with the published info.
 	Ready func(Info)
 }
@@ -47,7 +50,15 @@ func Serve(ctx context.Context, o Options) error {
 	case !o.Engine && cfg.Embedded():
 		return ErrNoRemote
 	}
+	if o.EngineOnly && !o.Engine {
+		return fmt.Errorf("daemon: EngineOnly without Engine")
+	}
 	paths := Paths{Home: cfg.Home}
+	if !o.EngineOnly {
+		if err := CheckShared(cfg); err != nil {
+			return err
+		}
+	}
 	lock, err := Acquire(paths)
 	if err != nil {
 		return err
@@ -83,12 +94,17 @@ func Serve(ctx context.Context, o Options) error {
 			uiPort = cfg.UI.Port
 		}
 		started := time.Now()
-		emb, err = engine.StartEmbedded(engine.Options{
+		eo := engine.Options{
 			DBPath: paths.DB(), Port: cfg.Temporal.Port, UIPort: uiPort, Namespace: cfg.Temporal.Namespace,
 			Retention: time.Duration(cfg.Engine.RetentionDays) * 24 * time.Hour, Synchronous: cfg.Engine.SQLiteSynchronous,
+			ListenIP:         cfg.Temporal.Listen,
 			Logger:           log,
 			SearchAttributes: workflows.SearchAttributeTypes(),
-		})
+		}
+		if cfg.Engine.Database == "postgres" {
+			eo.Postgres = &engine.Postgres{DSN: cfg.Engine.Postgres.DSN, MaxConns: cfg.Engine.Postgres.MaxConns}
+		}
+		emb, err = engine.StartEmbedded(eo)
 		if err != nil {
 			return err
 		}
@@ -111,6 +127,20 @@ func Serve(ctx context.Context, o Options) error {
 		log.Warn().Err(err).Msg("search attributes HorizonRepo/HorizonStatus not registered; runs will not carry them")
 	}
 
+	if o.EngineOnly {
+		info := Info{PID: os.Getpid(), Identity: identity, Frontend: emb.FrontendAddress(), UI: emb.UIURL(), Embedded: true, StartedAt: time.Now()}
+		if err := WriteInfo(paths, info); err != nil {
+			return err
+		}
+		log.Info().Str("Frontend", emb.FrontendAddress()).Str("Listen", cfg.Temporal.Listen).Str("Certificate", emb.FrontendCert()).Msg("engine ready for workers")
+		if o.Ready != nil {
+			o.Ready(info)
+		}
+		<-ctx.Done()
+		log.Info().Msg("shutting down")
+		return nil
+	}
+
 	sessions := &lazySessions{cfg: cfg, paths: paths, log: log}
 	defer sessions.Close()
 
@@ -120,9 +150,10 @@ func Serve(ctx context.Context, o Options) error {
 	}
 	acts := &activities.Activities{
 		Notifier: notifier, NotifyTimeout: notifyTimeout, OutageAfter: cfg.Notify.OutageAfter,
-		Home: cfg.Home, Sessions: sessions, GateAllowEnv: cfg.Gate.AllowEnv, AstGrepBin: cfg.Agent.AstGrepBin, Logger: log,
-		Reader: reader.Config{BaseURL: cfg.Reader.BaseURL, Model: cfg.Reader.Model, APIKey: cfg.Reader.APIKey},
-		Engine: core.Reader{Client: c, Namespace: cfg.Temporal.Namespace},
+		Home: cfg.DataDir(), Sessions: sessions, GateAllowEnv: cfg.Gate.AllowEnv, AstGrepBin: cfg.Agent.AstGrepBin, Logger: log,
+		Reader:   reader.Config{BaseURL: cfg.Reader.BaseURL, Model: cfg.Reader.Model, APIKey: cfg.Reader.APIKey},
+		Engine:   core.Reader{Client: c, Namespace: cfg.Temporal.Namespace},
+		Identity: identity,
 	}
 	w := worker.New(c, cfg.Temporal.TaskQueue, worker.Options{
 		Identity:          identity,
@@ -174,7 +205,7 @@ func Serve(ctx context.Context, o Options) error {
 			}
 		}()
 	}
-	log.Info().Str("TaskQueue", cfg.Temporal.TaskQueue).Msg("worker ready")
+	log.Info().Str("TaskQueue", cfg.Temporal.TaskQueue).Bool("PaidPoller", cfg.Worker.PaidPoller).Str("SharedDir", cfg.DataDir()).Msg("worker ready")
 	if o.Ready != nil {
 		o.Ready(info)
 	}

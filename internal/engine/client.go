@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -47,9 +48,19 @@ func Dial(ctx context.Context, cfg *config.Config, l zerolog.Logger) (client.Cli
 			return nil, &UnreachableError{Address: opts.HostPort, Err: err}
 		}
 		opts.Credentials = client.NewAPIKeyStaticCredentials(tok)
-		// The embedded frontend listens on loopback in plaintext; API-key
-		// credentials would otherwise switch TLS on.
-		opts.ConnectionOptions.TLSDisabled = true
+		if Loopback(cfg.Temporal.Listen) {
+			// The embedded frontend listens on loopback in plaintext; API-key
+			// credentials would otherwise switch TLS on.
+			opts.ConnectionOptions.TLSDisabled = true
+		} else {
+			// Listening beyond loopback, it serves TLS under its own
+			// certificate, on loopback too.
+			tlsConf, err := tlsConfig(config.TLS{CA: filepath.Join(cfg.Home, FrontendCertFile), ServerName: FrontendServerName})
+			if err != nil {
+				return nil, &UnreachableError{Address: opts.HostPort, Err: err}
+			}
+			opts.ConnectionOptions.TLS = tlsConf
+		}
 	} else {
 		tlsConf, err := tlsConfig(cfg.Temporal.TLS)
 		if err != nil {

@@ -54,12 +54,24 @@ const loopbackIP = "127.0.0.1"
 // Options configures the embedded engine.
 type Options struct {
 	// DBPath is the SQLite file; created with its schema on first start.
+	// With Postgres set it is unused except to place the token file.
 	DBPath string
+	// Postgres, when set, keeps the engine's state in PostgreSQL instead
+	// of the SQLite file (engine.database: postgres).
+	Postgres *Postgres
 	// TokenPath is the access token file (created on first start); empty
 	// means TokenFile next to DBPath, which is $HORIZON_HOME/engine.token.
 	TokenPath string
-	// Port is the frontend gRPC port on 127.0.0.1.
+	// Port is the frontend gRPC port.
 	Port int
+	// ListenIP is where the frontend listens (temporal.listen); empty is
+	// 127.0.0.1. Beyond loopback the frontend serves TLS only, under a
+	// certificate kept beside the token (FrontendCertFile), and still
+	// admits only the token: workers elsewhere present it as their API key.
+	// The Web UI listens there too: it carries the token, so whoever
+	// reaches it acts as the owner (publish it only where that is meant).
+	// The server's own services stay on loopback, under mutual TLS.
+	ListenIP string
 	// UIPort is the Web UI port on 127.0.0.1; 0 disables the UI.
 	UIPort int
 	// Namespace is created if missing, with Retention.
@@ -110,11 +122,14 @@ func StartEmbedded(o Options) (*Embedded, error) {
 	if o.Retention <= 0 {
 		o.Retention = 30 * 24 * time.Hour
 	}
-	if err := checkFree("engine frontend", o.Port); err != nil {
+	if o.ListenIP == "" {
+		o.ListenIP = loopbackIP
+	}
+	if err := checkFree("engine frontend", o.ListenIP, o.Port); err != nil {
 		return nil, err
 	}
 	if o.UIPort != 0 {
-		if err := checkFree("Web UI", o.UIPort); err != nil {
+		if err := checkFree("Web UI", o.ListenIP, o.UIPort); err != nil {
 			return nil, err
 		}
 	}
@@ -128,11 +143,17 @@ func StartEmbedded(o Options) (*Embedded, error) {
 	if err != nil {
 		return nil, err
 	}
-	sqlConf, err := prepareDB(o)
+	var sqlConf, visConf *tconfig.SQL
+	if o.Postgres != nil {
+		sqlConf, visConf, err = preparePostgres(o)
+	} else {
+		sqlConf, err = prepareDB(o)
+		visConf = sqlConf
+	}
 	if err != nil {
 		return nil, err
 	}
-	conf, err := serverConfig(o, sqlConf)
+	conf, err := serverConfig(o, sqlConf, visConf)
 	if err != nil {
 		return nil, err
 	}
@@ -140,6 +161,8 @@ func StartEmbedded(o Options) (*Embedded, error) {
 	hosts := map[primitives.ServiceName]static.Hosts{}
 	services := make([]string, 0, len(conf.Services))
 	for name, svc := range conf.Services {
+		// Membership addresses are how the services reach each other: the
+		// frontend listening on every interface is still reached on loopback.
 		hosts[primitives.ServiceName(name)] = static.SingleLocalHost(net.JoinHostPort(loopbackIP, strconv.Itoa(svc.RPC.GRPCPort)))
 		services = append(services, name)
 	}
@@ -160,16 +183,20 @@ func StartEmbedded(o Options) (*Embedded, error) {
 	}
 	e := &Embedded{server: srv, conf: conf, opts: o}
 	if o.UIPort != 0 {
-		e.ui = uiserver.NewServer(uiWithToken(token), uioptions.WithConfigProvider(&uiconfig.Config{
-			Host:                loopbackIP,
+		uiConf := &uiconfig.Config{
+			Host:                o.ListenIP,
 			Port:                o.UIPort,
-			TemporalGRPCAddress: e.FrontendAddress(),
+			TemporalGRPCAddress: net.JoinHostPort(loopbackIP, strconv.Itoa(o.Port)),
 			EnableUI:            true,
 			DefaultNamespace:    o.Namespace,
 			CORS:                uiconfig.CORS{CookieInsecure: true},
 			HideLogs:            true,
 			DisableNewsFetch:    true,
-		}))
+		}
+		if !Loopback(o.ListenIP) {
+			uiConf.TLS = uiconfig.TLS{CaFile: filepath.Join(filepath.Dir(o.TokenPath), FrontendCertFile), ServerName: FrontendServerName, EnableHostVerification: true}
+		}
+		e.ui = uiserver.NewServer(uiWithToken(token), uioptions.WithConfigProvider(uiConf))
 		e.uiDone = make(chan error, 1)
 		go func() { e.uiDone <- e.ui.Start() }()
 	}
@@ -193,7 +220,24 @@ func (e *Embedded) TokenPath() string { return e.opts.TokenPath }
 
 // FrontendAddress is the gRPC address clients dial.
 func (e *Embedded) FrontendAddress() string {
-	return net.JoinHostPort(loopbackIP, strconv.Itoa(e.opts.Port))
+	return net.JoinHostPort(e.reachIP(), strconv.Itoa(e.opts.Port))
+}
+
+// reachIP is the IP this machine reaches the engine's listeners on.
+func (e *Embedded) reachIP() string {
+	if p := net.ParseIP(e.opts.ListenIP); p == nil || p.IsUnspecified() {
+		return loopbackIP // listening everywhere, reached here on loopback
+	}
+	return e.opts.ListenIP
+}
+
+// FrontendCert is the frontend's certificate file when it serves TLS
+// (ListenIP beyond loopback), else "".
+func (e *Embedded) FrontendCert() string {
+	if Loopback(e.opts.ListenIP) {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(e.opts.TokenPath), FrontendCertFile)
 }
 
 // UIURL is the Web UI's base URL, or "" without a UI.
@@ -201,7 +245,7 @@ func (e *Embedded) UIURL() string {
 	if e.ui == nil {
 		return ""
 	}
-	return "http://" + net.JoinHostPort(loopbackIP, strconv.Itoa(e.opts.UIPort))
+	return "http://" + net.JoinHostPort(e.reachIP(), strconv.Itoa(e.opts.UIPort))
 }
 
 // Stop stops the UI and the server. Safe to call twice.
@@ -216,8 +260,8 @@ func (e *Embedded) Stop() {
 	})
 }
 
-func checkFree(what string, port int) error {
-	addr := net.JoinHostPort(loopbackIP, strconv.Itoa(port))
+func checkFree(what, ip string, port int) error {
+	addr := net.JoinHostPort(ip, strconv.Itoa(port))
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return &PortInUseError{What: what, Addr: addr, Err: err}
@@ -289,14 +333,21 @@ func prepareDB(o Options) (*tconfig.SQL, error) {
 
 const clusterName = "active"
 
-func serverConfig(o Options, sqlConf *tconfig.SQL) (*tconfig.Config, error) {
+func serverConfig(o Options, sqlConf, visConf *tconfig.SQL) (*tconfig.Config, error) {
 	var conf tconfig.Config
 	conf.Global.Membership.MaxJoinDuration = 30 * time.Second
 	conf.Global.Membership.BroadcastAddress = loopbackIP
-	conf.Persistence.DefaultStore = "sqlite"
-	conf.Persistence.VisibilityStore = "sqlite"
-	conf.Persistence.NumHistoryShards = 1
-	conf.Persistence.DataStores = map[string]tconfig.DataStore{"sqlite": {SQL: sqlConf}}
+	if o.Postgres != nil {
+		conf.Persistence.DefaultStore = "postgres"
+		conf.Persistence.VisibilityStore = "postgres-visibility"
+		conf.Persistence.NumHistoryShards = pgHistoryShards
+		conf.Persistence.DataStores = map[string]tconfig.DataStore{"postgres": {SQL: sqlConf}, "postgres-visibility": {SQL: visConf}}
+	} else {
+		conf.Persistence.DefaultStore = "sqlite"
+		conf.Persistence.VisibilityStore = "sqlite"
+		conf.Persistence.NumHistoryShards = 1
+		conf.Persistence.DataStores = map[string]tconfig.DataStore{"sqlite": {SQL: sqlConf}}
+	}
 
 	httpPort, err := freePort()
 	if err != nil {
@@ -327,6 +378,7 @@ func serverConfig(o Options, sqlConf *tconfig.SQL) (*tconfig.Config, error) {
 		var svc tconfig.Service
 		svc.RPC.BindOnIP = loopbackIP
 		if name == "frontend" {
+			svc.RPC.BindOnIP = o.ListenIP
 			svc.RPC.GRPCPort = o.Port
 			svc.RPC.HTTPPort = httpPort
 		} else {
@@ -349,6 +401,13 @@ func serverConfig(o Options, sqlConf *tconfig.SQL) (*tconfig.Config, error) {
 		return nil, err
 	}
 	conf.Global.TLS.Internode = internode
+	if !Loopback(o.ListenIP) {
+		certPath, keyPath, err := ensureFrontendCert(filepath.Dir(o.TokenPath))
+		if err != nil {
+			return nil, err
+		}
+		conf.Global.TLS.Frontend = tconfig.GroupTLS{Server: tconfig.ServerTLS{CertFile: certPath, KeyFile: keyPath}}
+	}
 	conf.Archival.History.State = "disabled"
 	conf.Archival.Visibility.State = "disabled"
 	conf.NamespaceDefaults.Archival.History.State = "disabled"
