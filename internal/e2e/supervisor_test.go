@@ -386,20 +386,9 @@ func TestSupervisorQueueApprovalsAndDailyPass(t *testing.T) {
 	eventually("item 1 done", func() bool { return w.roadmap(repo).Items[0].State == horizon.ItemDone })
 	var stuckRun string
 	eventually("the stuck goal runs", func() bool {
-		out, _ := w.stdout("supervisor", "status", "--repo", repo, "--json")
-		var v struct {
-			Supervisor horizon.SupervisorState `json:"supervisor"`
-		}
-		if json.Unmarshal([]byte(out), &v) != nil {
-			return false
-		}
-		for _, r := range v.Supervisor.Runs {
-			if r.Entry == "q4" {
-				stuckRun = r.RunID
-				return true
-			}
-		}
-		return false
+		r, ok := w.supervisedRun(repo, "q4")
+		stuckRun = r.RunID
+		return ok
 	})
 	st := w.waitStatus(stuckRun, 4*time.Minute, func(s horizon.RunState) bool {
 		if s.Plan == nil {
@@ -455,19 +444,8 @@ func TestSupervisorQueueApprovalsAndDailyPass(t *testing.T) {
 	out, code = w.run(ctx, "cancel", stuckRun)
 	require.Equal(t, 0, code, out)
 	eventually("q3 done", func() bool {
-		out, _ := w.stdout("supervisor", "status", "--repo", repo, "--json")
-		var v struct {
-			Supervisor horizon.SupervisorState `json:"supervisor"`
-		}
-		if json.Unmarshal([]byte(out), &v) != nil {
-			return false
-		}
-		for _, r := range v.Supervisor.Runs {
-			if r.Entry == "q3" && r.Status == horizon.StatusCompleted && r.Landed != "" {
-				return true
-			}
-		}
-		return false
+		r, ok := w.supervisedRun(repo, "q3")
+		return ok && r.Status == horizon.StatusCompleted && r.Landed != ""
 	})
 	require.Contains(t, git(t, repo, "ls-tree", "-r", "--name-only", "horizon/roadmap"), "lib/double.sh")
 	require.NotContains(t, git(t, repo, "ls-tree", "-r", "--name-only", "horizon/roadmap"), "lib/alpha.sh", "a cancelled run lands nothing")
@@ -491,4 +469,22 @@ func (w *world) scheduled(repo string, i int) string {
 	recent := v.Schedules[i].Recent
 	require.NotEmpty(w.t, recent, "schedule %d started nothing", i)
 	return recent[len(recent)-1]
+}
+
+// supervisedRun is the run the repository's supervisor started for a
+// queue entry, if any yet.
+func (w *world) supervisedRun(repo, entry string) (horizon.SupervisedRun, bool) {
+	out, _ := w.stdout("supervisor", "status", "--repo", repo, "--json")
+	var v struct {
+		Supervisor horizon.SupervisorState `json:"supervisor"`
+	}
+	if json.Unmarshal([]byte(out), &v) != nil {
+		return horizon.SupervisedRun{}, false
+	}
+	for _, r := range v.Supervisor.Runs {
+		if r.Entry == entry {
+			return r, true
+		}
+	}
+	return horizon.SupervisedRun{}, false
 }
