@@ -260,6 +260,17 @@ func connectedModels(ctx context.Context, bin, dir, extraConfig string) ([]strin
 	// OpenCode takes its project directory from $PWD; offline like the
 	// daemon's OpenCode, so both see the same models.
 	cmd.Env = append(os.Environ(), "PWD="+dir, "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1")
+	// Its own state directory: `opencode models` starts OpenCode's
+	// background install into the user's config directory under a lock in
+	// $XDG_STATE_HOME/opencode/locks and exits before releasing it; a
+	// server started next (the daemon's) would wait on that stale lock
+	// before it answers. The lock is the only state the listing needs.
+	state, err := os.MkdirTemp("", "horizon-opencode-state-")
+	if err != nil {
+		return nil, fmt.Errorf("opencode models: %w", err)
+	}
+	defer os.RemoveAll(state)
+	cmd.Env = append(cmd.Env, "XDG_STATE_HOME="+state)
 	if extraConfig != "" {
 		cmd.Env = append(cmd.Env, "OPENCODE_CONFIG="+extraConfig)
 	}

@@ -338,11 +338,28 @@ func serverEnv(o ServerOptions, password string) []string {
 // files, which need no package, so it gets a package.json and a lock that
 // say so, and the server stays offline. A real install already there is left
 // alone.
+//
+// A config dir holding a plugin (horizon's shell.env plugin) makes OpenCode
+// also check that @opencode-ai/plugin is installed before it loads the
+// plugin, and try to install it otherwise: offline that stalls the first
+// start for half a minute or more, past the start timeout. horizon's plugin
+// imports nothing, so a package manifest standing for the installed
+// package is enough.
 func seedConfigDeps(dir string) error {
+	const version = "1.18.33"
+	stub := filepath.Join(dir, "node_modules", "@opencode-ai", "plugin")
+	if _, err := os.Stat(stub); err != nil {
+		if err := os.MkdirAll(stub, 0o755); err != nil {
+			return err
+		}
+		manifest := fmt.Sprintf(`{"name": "@opencode-ai/plugin", "version": %q, "description": "stands for the package; horizon's plugin imports nothing"}`+"\n", version)
+		if err := writeIfChanged(filepath.Join(stub, "package.json"), []byte(manifest)); err != nil {
+			return err
+		}
+	}
 	if _, err := os.Stat(filepath.Join(dir, "package.json")); err == nil {
 		return nil
 	}
-	const version = "1.18.33"
 	pkg := fmt.Sprintf(`{"dependencies": {"@opencode-ai/plugin": %q}}`+"\n", version)
 	lock := fmt.Sprintf(`{"lockfileVersion": 3, "packages": {"": {"dependencies": {"@opencode-ai/plugin": %q}}}}`+"\n", version)
 	if err := os.MkdirAll(filepath.Join(dir, "node_modules"), 0o755); err != nil {
