@@ -12,8 +12,10 @@ import (
 	"github.com/horizon/horizon/internal/demo"
 )
 
-// A run that reaches its spend ceiling pauses before its next attempt and
-// resumes when `horizon set-ceiling` raises the ceiling above its spend.
+// A run whose worker spends past the throttle point of its ceiling pauses
+// before its next metered call (the auditor's: no local model ranks for
+// it) and resumes when `horizon set-ceiling` raises the ceiling above its
+// spend.
 func TestSpendCeilingPauseAndRaise(t *testing.T) {
 	needsE2E(t)
 	w := newWorld(t, demoScript(t))
@@ -26,7 +28,9 @@ func TestSpendCeilingPauseAndRaise(t *testing.T) {
 	s := w.waitStatus(id, 2*time.Minute, func(s horizon.RunState) bool { return s.Phase == horizon.PhasePaused })
 	require.Equal(t, horizon.StatusRunning, s.Status, "paused is not failed")
 	require.Len(t, s.Attempts, 1)
-	require.Contains(t, s.Reason, "spend ceiling $0.0050 reached")
+	require.Contains(t, s.Reason, "the auditor's model "+demo.Model+" is metered")
+	require.Contains(t, s.Reason, "ceiling (run $0.0050")
+	require.Contains(t, s.Reason, "horizon set-ceiling "+id)
 
 	o, code := w.run(context.Background(), "set-ceiling", id, "0.001")
 	require.Equal(t, 2, code, o)
