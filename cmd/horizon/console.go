@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/console"
+	"github.com/horizon/horizon/internal/core"
+	"github.com/horizon/horizon/workflows"
+)
+
+type consoleOptions struct {
+	app      *app
+	plain    bool
+	interval time.Duration
+}
+
+func newConsoleCmd(a *app, runF func(context.Context, *consoleOptions) error) *cobra.Command {
+	o := &consoleOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "console [--plain] [--interval D]",
+		Short: "A live terminal view of every run, what waits for you, and keys to act on it",
+		Long: `A live view of horizon in the terminal (80×24 is enough), in three parts:
+
+  RUNS       every run of every repository, open ones first: status, phase,
+             progress (features accepted of the plan's, or attempts of a
+             one-feature run), cost, repository and goal
+  NEEDS YOU  what runs wait on you for: approvals (semi and supervised
+             autonomy), blocked features, spend ceilings reached, goals the
+             daily pass found stalled
+  RUN        the selected run: its plan tree, each feature with its attempts
+             (tier, applier, outcome, gate verdict with its receipt, audit
+             verdict, cost), blockers, advisor notes
+
+Keys:
+  ↑ ↓ (k j)   select a run, or a need once tab moved there
+  tab         move between RUNS and NEEDS YOU; enter selects a need's run
+  pgdn pgup   scroll the run's detail (also J K)
+  a           approve the checkpoint the run waits at (asks y/n); the
+              approval names the checkpoint, so it cannot pass a later one
+  u           unblock a blocked feature: asks for the note (what changed),
+              which the feature's next attempt reads; enter sends, esc leaves
+  p           pause the run before its next attempt, or resume it
+  x           cancel the run (asks y/n)
+  r           read everything again now
+  q           quit; no run is touched (ctrl+c too)
+
+What it reads, and how often: the run list comes from the engine's
+visibility store (one call every --interval, no run is asked anything);
+the selected run is asked for its state every 2 s while it is open; the
+others are read when they first appear, when they close, and at most every
+30 s while open. A ceiling is raised with ` + "`horizon set-ceiling RUN USD`" + `.
+
+When the output is not a terminal (a pipe, a file), or with --plain, it
+prints the same information once as text, each need with the command that
+deals with it, and exits.`,
+		Example: `  horizon console
+  horizon console --plain | less
+  horizon console --interval 15s   # list the runs less often`,
+		Args: noArgs(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.interval < time.Second {
+				return usagef("--interval %s: give at least 1s, e.g. --interval 5s", o.interval)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return consoleRun(cmd.Context(), o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.plain, "plain", false, "print the runs, what needs you and the first run's detail once as text, then exit")
+	cmd.Flags().DurationVar(&o.interval, "interval", 5*time.Second, "how often the run list is read from the engine")
+	return cmd
+}
+
+func consoleRun(ctx context.Context, o *consoleOptions) error {
+	a := o.app
+	return a.withEngine(ctx, false, func(c client.Client) error {
+		b := consoleBackend{c: c, namespace: a.cfg.Temporal.Namespace}
+		if o.plain || !terminal(a.out) || !terminal(os.Stdin) {
+			return console.Print(ctx, a.out, b)
+		}
+		return console.Run(ctx, b, console.Options{ListEvery: o.interval}, os.Stdin, a.out)
+	})
+}
+
+func terminal(v any) bool {
+	f, ok := v.(*os.File)
+	return ok && isatty.IsTerminal(f.Fd())
+}
+
+// consoleRuns is how many runs the console lists, as `horizon list` does.
+const consoleRuns = 50
+
+// consoleBackend adapts what the CLI has to the console's Backend: reads
+// through internal/core, verbs through the CLI's updates. It is the one
+// place that changes when the verbs move into the core.
+type consoleBackend struct {
+	c         client.Client
+	namespace string
+}
+
+func (b consoleBackend) Runs(ctx context.Context) ([]console.RunRow, error) {
+	exs, err := core.Reader{Client: b.c, Namespace: b.namespace}.List(ctx, workflows.RunWorkflowName, "", consoleRuns)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]console.RunRow, 0, len(exs))
+	for _, ex := range exs {
+		s := core.StateFromMemo(ex.ID, ex.Memo)
+		r := console.RunRow{ID: ex.ID, Goal: s.Goal, Repo: s.Repo, StartedAt: ex.StartedAt, ClosedAt: ex.ClosedAt}
+		switch ex.Status {
+		case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
+			r.Open = true
+		case enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED:
+			r.Cancelled = true
+		case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
+		default:
+			r.Failed = true
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+func (b consoleBackend) Run(ctx context.Context, id string) (console.RunDetail, error) {
+	s, live, err := fetchState(ctx, b.c, id)
+	if err != nil {
+		return console.RunDetail{}, err
+	}
+	return console.RunDetail{State: s, Live: live}, nil
+}
+
+func (b consoleBackend) Approve(ctx context.Context, id, subject, note string) (*horizon.RunState, error) {
+	return updateRun(ctx, b.c, id, workflows.UpdateApprove, workflows.Approve{Subject: subject, Note: note})
+}
+
+func (b consoleBackend) Unblock(ctx context.Context, id, feature, note string) (*horizon.RunState, error) {
+	return updateRun(ctx, b.c, id, workflows.UpdateUnblock, workflows.Unblock{Feature: feature, Note: note})
+}
+
+func (b consoleBackend) Pause(ctx context.Context, id string) (*horizon.RunState, error) {
+	return updateRun(ctx, b.c, id, workflows.UpdatePause)
+}
+
+func (b consoleBackend) Resume(ctx context.Context, id string) (*horizon.RunState, error) {
+	return updateRun(ctx, b.c, id, workflows.UpdateResume)
+}
+
+func (b consoleBackend) Cancel(ctx context.Context, id string) error {
+	return b.c.CancelWorkflow(ctx, id, "")
+}

@@ -1,0 +1,64 @@
+package console
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/horizon/horizon/horizon"
+)
+
+// Print writes once, as text, what the console's first screen shows: the
+// runs (like `horizon list`, with phase and progress), what needs you with
+// the command that does it, and the first run's detail. It is the console
+// when its output is not a terminal (a pipe, a file, a cron mail), so it
+// reads every listed run's state once.
+func Print(ctx context.Context, w io.Writer, b Backend) error {
+	rows, err := b.Runs(ctx)
+	if err != nil {
+		return fmt.Errorf("list runs: %w", err)
+	}
+	rows = orderRows(rows)
+	details := map[string]*RunDetail{}
+	states := map[string]*horizon.RunState{}
+	for _, r := range rows {
+		d, err := b.Run(ctx, r.ID)
+		if err != nil {
+			return fmt.Errorf("read run %s: %w", r.ID, err)
+		}
+		details[r.ID], states[r.ID] = &d, d.State
+	}
+	if len(rows) == 0 {
+		_, err := fmt.Fprintln(w, "no runs yet; start one with `horizon start \"<goal>\"`")
+		return err
+	}
+	writeRuns(w, rows, states)
+	writeNeeds(w, Needs(rows, states))
+	fmt.Fprintf(w, "\nRUN %s\n", rows[0].ID)
+	for _, l := range detailLines(rows[0], details[rows[0].ID]) {
+		fmt.Fprintln(w, l)
+	}
+	return nil
+}
+
+func writeRuns(w io.Writer, rows []RunRow, states map[string]*horizon.RunState) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tSTATUS\tPHASE\tPROGRESS\tCOST\tREPO\tGOAL")
+	for _, r := range rows {
+		status, phase, progress, cost := runCells(r, states[r.ID])
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, status, phase, dash(progress), dash(cost), repoName(r.Repo), clip(oneLine(r.Goal), 60))
+	}
+	tw.Flush()
+}
+
+func writeNeeds(w io.Writer, needs []Need) {
+	fmt.Fprintf(w, "\nNEEDS YOU (%d)\n", len(needs))
+	if len(needs) == 0 {
+		fmt.Fprintln(w, "  nothing waits for you")
+		return
+	}
+	for _, n := range needs {
+		fmt.Fprintf(w, "  %-8s %s  %s\n           %s\n", n.Kind, n.RunID, n.What, n.Command)
+	}
+}
