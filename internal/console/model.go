@@ -106,10 +106,10 @@ type Model struct {
 	listErr  error
 	listedAt time.Time
 
-	focus  pane
-	runSel int
+	focus   pane
+	runSel  int
 	needSel int
-	scroll int // detail lines scrolled off the top
+	scroll  int // detail lines scrolled off the top
 
 	prompt *prompt
 	busy   string // a verb in flight, in words
@@ -480,7 +480,7 @@ func unblockPrompt(id, feature string) *prompt {
 		what = feature + " of " + id
 	}
 	return &prompt{verb: verbUnblock, runID: id, subject: feature, note: true,
-		question: fmt.Sprintf("unblock %s: what changed? (enter sends, esc leaves it) ", what)}
+		question: fmt.Sprintf("unblock %s, what changed? ", what)}
 }
 
 func (m Model) cancel() (*prompt, string) {
@@ -547,11 +547,11 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		if r := []rune(p.text); len(r) > 0 {
 			p.text = string(r[:len(r)-1])
 		}
-		m.prompt = &p
+		m.prompt, m.flash = &p, ""
 	default:
 		if k.Text != "" {
 			p.text += k.Text
-			m.prompt = &p
+			m.prompt, m.flash = &p, ""
 		}
 	}
 	return m, nil

@@ -36,7 +36,7 @@ func Print(ctx context.Context, w io.Writer, b Backend) error {
 	writeRuns(w, rows, states)
 	writeNeeds(w, Needs(rows, states))
 	fmt.Fprintf(w, "\nRUN %s\n", rows[0].ID)
-	for _, l := range detailLines(rows[0], details[rows[0].ID]) {
+	for _, l := range detailLines(rows[0], details[rows[0].ID], false) {
 		fmt.Fprintln(w, l)
 	}
 	return nil

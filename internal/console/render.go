@@ -47,7 +47,9 @@ func runCells(r RunRow, s *horizon.RunState) (status, phase, progress, cost stri
 
 // detailLines is a run's detail: its summary, then its plan tree (a
 // planned run) or its attempts (a one-feature run), then advisor notes.
-func detailLines(r RunRow, d *RunDetail) []string {
+// keys adds the console's key for what waits ("a approves"); plain output
+// lists the commands instead.
+func detailLines(r RunRow, d *RunDetail, keys bool) []string {
 	if d == nil || d.State == nil {
 		return []string{
 			field("goal", oneLine(r.Goal)),
@@ -56,9 +58,15 @@ func detailLines(r RunRow, d *RunDetail) []string {
 		}
 	}
 	s := d.State
-	lines := summaryLines(s, d.Live, r.Open)
+	hint := func(k string) string {
+		if !keys {
+			return ""
+		}
+		return " (" + k + ")"
+	}
+	lines := summaryLines(s, d.Live, r.Open, hint)
 	if s.Plan != nil {
-		lines = append(lines, planLines(s.Plan)...)
+		lines = append(lines, planLines(s.Plan, hint)...)
 	} else {
 		for i := range s.Attempts {
 			lines = append(lines, "  "+attemptLine(&s.Attempts[i]))
@@ -71,7 +79,7 @@ func field(label, value string) string { return fmt.Sprintf("%-8s %s", label, va
 
 // summaryLines: goal, status with progress and spend, repository and
 // branch, what the run waits at or on, why it ended.
-func summaryLines(s *horizon.RunState, live, open bool) []string {
+func summaryLines(s *horizon.RunState, live, open bool, hint func(string) string) []string {
 	status := string(s.Status)
 	if !s.Status.Terminal() || s.Status == horizon.StatusBlocked {
 		status += " · " + dash(string(s.Phase))
@@ -97,10 +105,10 @@ func summaryLines(s *horizon.RunState, live, open bool) []string {
 		lines = append(lines, field("engine", "no worker answers (the daemon is down?): `horizon resume` brings it back"))
 	}
 	if w := s.Waiting; w != nil {
-		lines = append(lines, field("waiting", checkpoint(w)+": "+oneLine(w.Summary)+" (a approves)"))
+		lines = append(lines, field("waiting", checkpoint(w)+": "+oneLine(w.Summary)+hint("a approves")))
 	}
 	if s.Paused {
-		lines = append(lines, field("paused", "by you, before its next attempt (p resumes)"))
+		lines = append(lines, field("paused", "by you, before its next attempt"+hint("p resumes")))
 	}
 	if o := s.Outage; o != nil {
 		lines = append(lines, field("outage", o.Line()))
@@ -119,7 +127,7 @@ func summaryLines(s *horizon.RunState, live, open bool) []string {
 
 // planLines is the plan tree: each milestone with its features (parts of a
 // decomposed feature indented under it), each feature with its attempts.
-func planLines(p *horizon.Plan) []string {
+func planLines(p *horizon.Plan, hint func(string) string) []string {
 	var lines []string
 	for _, m := range p.Milestones {
 		lines = append(lines, fmt.Sprintf("%s %s [%s]", m.ID, oneLine(m.Title), m.Status))
@@ -131,7 +139,7 @@ func planLines(p *horizon.Plan) []string {
 			}
 			lines = append(lines, row)
 			if b := f.Blocker; f.Status == horizon.FeatureBlocked && b != nil {
-				lines = append(lines, fmt.Sprintf("%s  blocker %s: %s (u unblocks)", indent, b.Type, oneLine(b.Evidence)))
+				lines = append(lines, fmt.Sprintf("%s  blocker %s: %s%s", indent, b.Type, oneLine(b.Evidence), hint("u unblocks")))
 			}
 			for i := range f.Attempts {
 				lines = append(lines, indent+"  "+attemptLine(&f.Attempts[i]))
@@ -144,17 +152,13 @@ func planLines(p *horizon.Plan) []string {
 // attemptLine is one attempt: its number, tier and applier, outcome, the
 // gate's verdict with its receipt, the audit's verdict, cost.
 func attemptLine(a *horizon.Attempt) string {
-	parts := []string{fmt.Sprintf("#%d", a.N)}
-	if a.Action != "" {
-		parts[0] += " " + a.Action
+	head := []string{fmt.Sprintf("#%d", a.N)}
+	for _, w := range []string{a.Action, a.Tier, a.Applier, string(a.Outcome)} {
+		if w != "" {
+			head = append(head, w)
+		}
 	}
-	if a.Tier != "" {
-		parts = append(parts, a.Tier)
-	}
-	if a.Applier != "" {
-		parts = append(parts, a.Applier)
-	}
-	parts = append(parts, string(a.Outcome))
+	parts := []string{strings.Join(head, " ")}
 	if a.ProtocolError != "" {
 		parts = append(parts, "protocol error")
 	}

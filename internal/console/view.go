@@ -24,7 +24,10 @@ var (
 )
 
 // keysHelp fits 80 columns; --help has the rest (pgup/pgdn, r, enter).
-const keysHelp = "↑↓ select  tab runs/needs  a approve  u unblock  p pause/resume  x cancel  q quit"
+// noteHelp is under the note being typed.
+const noteHelp = "enter sends the note (the feature's next attempt reads it) · esc leaves it"
+
+const keysHelp = "↑↓ select  tab needs  a approve  u unblock  p pause/resume  x cancel  q quit"
 
 // View renders the screen in the alternate screen buffer.
 func (m Model) View() tea.View {
@@ -38,16 +41,17 @@ func (m Model) View() tea.View {
 // and a person reading a capture see.
 func (m Model) Screen() string { return ansi.Strip(m.render(false)) }
 
-// heights splits the window's height between runs, needs and detail.
-func (m Model) heights(needs int) (runs, need, detail int) {
-	avail := max(3, m.height-5) // header, three titles, footer
+// heights splits the window's height between runs, needs and detail,
+// after the footer's lines.
+func (m Model) heights(needs, footer int) (runs, need, detail int) {
+	avail := max(3, m.height-4-footer) // header, three titles
 	runs = min(max(1, len(m.rows)), max(1, avail/3))
 	need = min(max(1, needs), max(1, avail/6))
 	return runs, need, max(0, avail-runs-need)
 }
 
 func (m Model) detailHeight() int {
-	_, _, d := m.heights(len(m.needs()))
+	_, _, d := m.heights(len(m.needs()), len(m.footer(max(20, m.width))))
 	return d
 }
 
@@ -61,7 +65,8 @@ func (m Model) render(styled bool) string {
 	w := max(20, m.width)
 	cut := func(line string) string { return ansi.Truncate(line, w, "…") }
 	needs := m.needs()
-	runsH, needH, detailH := m.heights(len(needs))
+	footer := m.footer(w)
+	runsH, needH, detailH := m.heights(len(needs), len(footer))
 
 	var out []string
 	out = append(out, st(titleStyle, cut(m.header(len(needs)))))
@@ -87,11 +92,12 @@ func (m Model) render(styled bool) string {
 		}
 		out = append(out, cut(line))
 	}
-	footer, bad := m.footer()
-	if bad {
-		out = append(out, st(badStyle, cut(footer)))
-	} else {
-		out = append(out, st(faintStyle, cut(footer)))
+	for _, l := range footer {
+		if l.bad {
+			out = append(out, st(badStyle, cut(l.text)))
+		} else {
+			out = append(out, st(faintStyle, cut(l.text)))
+		}
 	}
 	return strings.Join(out, "\n")
 }
@@ -101,6 +107,7 @@ type line struct {
 	text     string
 	selected bool
 	need     bool
+	bad      bool
 }
 
 func (m Model) style(st func(lipgloss.Style, string) string, text string, l line) string {
@@ -119,7 +126,7 @@ func (m Model) header(needs int) string {
 	case m.listErr != nil:
 		h += " · engine: " + oneLine(m.listErr.Error())
 	case !m.listedAt.IsZero():
-		h += " · listed " + m.listedAt.Local().Format("15:04:05")
+		h += " · listed " + m.listedAt.Format("15:04:05")
 	default:
 		h += " · listing…"
 	}
@@ -151,7 +158,7 @@ func (m Model) runLines(height int) []line {
 		if i == m.runSel {
 			mark = "> "
 		}
-		text := fmt.Sprintf("%s%-26s %-9s %-16s %7s %-7s %s: %s", mark, r.ID, status, clip(phase, 16), progress, cost, repoName(r.Repo), oneLine(r.Goal))
+		text := fmt.Sprintf("%s%-6s %-9s %-20s %-5s %-7s %s: %s", mark, shortID(r.ID), status, clip(phase, 20), progress, cost, repoName(r.Repo), oneLine(r.Goal))
 		out = append(out, line{text: text, selected: i == m.runSel && m.focus == paneRuns})
 	}
 	return out
@@ -170,7 +177,7 @@ func (m Model) needLines(needs []Need, height int) []line {
 		if i == m.needSel && m.focus == paneNeeds {
 			mark = "> "
 		}
-		out = append(out, line{text: fmt.Sprintf("%s%-8s %-26s %s", mark, n.Kind, n.RunID, n.What),
+		out = append(out, line{text: fmt.Sprintf("%s%-8s %-6s %s", mark, n.Kind, shortID(n.RunID), n.What),
 			selected: i == m.needSel && m.focus == paneNeeds, need: true})
 	}
 	return out
@@ -185,20 +192,51 @@ func (m Model) detail(id string) []string {
 	if c := m.states[id]; c != nil {
 		d = &c.detail
 	}
-	return detailLines(r, d)
+	return detailLines(r, d, true)
 }
 
-// footer is the open prompt, else the last answer, else the keys.
-func (m Model) footer() (string, bool) {
+// footer is the open prompt (with why its answer was not taken), else
+// the last answer, else the keys: one line, two when the text is longer
+// than the terminal is wide, so a refusal is read whole.
+func (m Model) footer(width int) []line {
+	var out []line
 	switch {
 	case m.prompt != nil && m.prompt.note:
-		return m.prompt.question + m.prompt.text + "▏", false
+		// A long note scrolls: its end, where the typing is, stays in sight.
+		q, text := m.prompt.question, m.prompt.text+"▏"
+		if over := ansi.StringWidth(q+text) - width; over > 0 {
+			text = ansi.TruncateLeft(text, over+1, "…")
+		}
+		out = append(out, line{text: q + text})
+		if m.flash == "" {
+			out = append(out, line{text: noteHelp})
+		}
 	case m.prompt != nil:
-		return m.prompt.question, false
-	case m.flash != "":
-		return m.flash, m.bad
+		out = append(out, wrap(m.prompt.question, width, false)...)
 	}
-	return keysHelp, false
+	switch {
+	case m.flash != "" && (m.prompt == nil || m.bad):
+		out = append(out, wrap(m.flash, width, m.bad)...)
+	case m.prompt == nil:
+		out = append(out, line{text: keysHelp})
+	}
+	return out[:min(len(out), 2)]
+}
+
+// wrap breaks text into at most two lines of width at spaces.
+func wrap(text string, width int, bad bool) []line {
+	if ansi.StringWidth(text) <= width {
+		return []line{{text: text, bad: bad}}
+	}
+	cut := width
+	r := []rune(text)
+	for i := min(width, len(r)-1); i > width/2; i-- {
+		if r[i] == ' ' {
+			cut = i
+			break
+		}
+	}
+	return []line{{text: string(r[:cut]), bad: bad}, {text: strings.TrimSpace(string(r[cut:])), bad: bad}}
 }
 
 // window is the first row to show of n so that sel is visible in height.
@@ -207,6 +245,17 @@ func window(sel, n, height int) int {
 		return 0
 	}
 	return min(sel-height+1, n-height)
+}
+
+// shortID is the part of a run's ID the lists have room for: the random
+// tail of run-YYYYMMDD-HHMMSS-xxxxxx, which tells runs apart; the detail's
+// title has the whole ID.
+func shortID(id string) string {
+	parts := strings.Split(id, "-")
+	if len(parts) == 4 && parts[0] == "run" && parts[3] != "" {
+		return parts[3]
+	}
+	return clip(id, 14)
 }
 
 func clip(s string, n int) string {

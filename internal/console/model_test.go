@@ -1,0 +1,254 @@
+package console
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/stretchr/testify/require"
+
+	"github.com/horizon/horizon/internal/golden"
+)
+
+// loaded is the console of f in a w×h terminal after the first listing
+// and a read of every run, all answered at the fixture's time.
+func loaded(t *testing.T, f *fake, w, h int) Model {
+	t.Helper()
+	m := New(context.Background(), f, Options{})
+	m = step(t, m, tea.WindowSizeMsg{Width: w, Height: h})
+	m = step(t, m, listMsg{rows: f.rows, at: at})
+	for _, r := range f.rows {
+		d, err := f.Run(context.Background(), r.ID)
+		require.NoError(t, err)
+		m = step(t, m, runMsg{id: r.ID, detail: d, at: at})
+	}
+	return m
+}
+
+func step(t *testing.T, m Model, msg tea.Msg) Model {
+	t.Helper()
+	next, _ := m.Update(msg)
+	return next.(Model)
+}
+
+// key is the key press a person makes for name ("a", "tab", "enter").
+func key(name string) tea.KeyPressMsg {
+	special := map[string]rune{"tab": tea.KeyTab, "enter": tea.KeyEnter, "esc": tea.KeyEscape,
+		"down": tea.KeyDown, "up": tea.KeyUp, "backspace": tea.KeyBackspace, "pgdown": tea.KeyPgDown}
+	if c, ok := special[name]; ok {
+		return tea.KeyPressMsg{Code: c}
+	}
+	if name == "ctrl+c" {
+		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	}
+	r, _ := utf8.DecodeRuneInString(name)
+	return tea.KeyPressMsg{Code: r, Text: name}
+}
+
+// press presses keys in turn and returns the model and the last command.
+func press(t *testing.T, m Model, keys ...string) (Model, tea.Cmd) {
+	t.Helper()
+	var cmd tea.Cmd
+	for _, k := range keys {
+		var next tea.Model
+		next, cmd = m.Update(key(k))
+		m = next.(Model)
+	}
+	return m, cmd
+}
+
+// answer runs a verb's command, as bubbletea would, and hands its answer
+// back to the model.
+func answer(t *testing.T, m Model, cmd tea.Cmd) Model {
+	t.Helper()
+	require.NotNil(t, cmd, "the key started nothing")
+	msg := cmd()
+	v, ok := msg.(verbMsg)
+	require.True(t, ok, "the command is no verb: %T", msg)
+	v.at = at
+	return step(t, m, v)
+}
+
+// checkScreen fails when the screen does not fit the terminal.
+func checkScreen(t *testing.T, m Model) string {
+	t.Helper()
+	s := m.Screen()
+	lines := strings.Split(s, "\n")
+	require.Len(t, lines, m.height, "the screen is as high as the terminal")
+	for i, l := range lines {
+		require.LessOrEqual(t, utf8.RuneCountInString(l), m.width, "line %d is wider than the terminal: %q", i+1, l)
+	}
+	return s
+}
+
+// The first screen in 80×24: the runs, open ones first; what needs you
+// (the approval, the blocker, the stall); the first run's plan tree.
+func TestScreenRunList(t *testing.T) {
+	m := loaded(t, newFake(), 80, 24)
+	golden.Assert(t, "runs.golden", checkScreen(t, m))
+}
+
+// The blocked run's plan tree: a blocker with its evidence, a decomposed
+// feature's parts under it, every attempt with its tier, receipt and
+// verdicts, the advisor's notes.
+func TestScreenPlanTree(t *testing.T) {
+	m := loaded(t, newFake(), 80, 40)
+	m, _ = press(t, m, "down")
+	require.Equal(t, blockedID, m.shownID())
+	golden.Assert(t, "plan_tree.golden", checkScreen(t, m))
+}
+
+// a asks to approve the checkpoint the run waits at; y sends the approval
+// naming that checkpoint; the answer is shown.
+func TestScreenApproveWithConfirmation(t *testing.T) {
+	f := newFake()
+	m := loaded(t, f, 80, 24)
+	m, cmd := press(t, m, "a")
+	require.Nil(t, cmd)
+	require.Empty(t, f.calls, "asking approves nothing")
+	golden.Assert(t, "approve_confirm.golden", checkScreen(t, m))
+
+	m, cmd = press(t, m, "y")
+	m = answer(t, m, cmd)
+	require.Equal(t, []string{`approve ` + waitingID + ` subject=m2 note=""`}, f.calls)
+	golden.Assert(t, "approve_done.golden", checkScreen(t, m))
+}
+
+func TestApproveDeclinedOrRefused(t *testing.T) {
+	for _, no := range []string{"n", "esc", "q"} {
+		t.Run("declined with "+no, func(t *testing.T) {
+			f := newFake()
+			m, cmd := press(t, loaded(t, f, 80, 24), "a", no)
+			require.Nil(t, cmd, "declining quits nothing and sends nothing")
+			require.Empty(t, f.calls)
+			require.Contains(t, m.Screen(), "nothing done")
+		})
+	}
+	t.Run("refused by the run", func(t *testing.T) {
+		f := newFake()
+		f.refuse = errRefused
+		m, cmd := press(t, loaded(t, f, 80, 24), "a", "y")
+		m = answer(t, m, cmd)
+		require.Contains(t, flat(m.Screen()), "approve m2 of "+waitingID+" refused: approve: not waiting for approval")
+	})
+	t.Run("a run that waits for nothing", func(t *testing.T) {
+		f := newFake()
+		m, cmd := press(t, loaded(t, f, 80, 24), "down", "a")
+		require.Nil(t, cmd)
+		require.Nil(t, m.prompt)
+		require.Contains(t, m.Screen(), blockedID+" is not waiting for approval")
+	})
+}
+
+// u asks for the note; it is required; enter sends it with the feature.
+func TestUnblockAsksForTheNote(t *testing.T) {
+	f := newFake()
+	m := loaded(t, f, 80, 24)
+	m, _ = press(t, m, "tab", "down")
+	require.Equal(t, blockedID, m.shownID(), "the blocker is the second need")
+	m, _ = press(t, m, "u", "enter")
+	require.Empty(t, f.calls, "an empty note is not sent")
+	require.Contains(t, m.Screen(), "a note is needed")
+	require.NotNil(t, m.prompt, "the prompt stays open for the note")
+	for _, r := range "token set!" {
+		m, _ = press(t, m, string(r))
+	}
+	m, _ = press(t, m, "backspace")
+	require.Contains(t, m.Screen(), "unblock f1 of "+blockedID+", what changed? token set▏")
+	require.Contains(t, m.Screen(), noteHelp)
+	m, cmd := press(t, m, "enter")
+	answer(t, m, cmd)
+	require.Equal(t, []string{`unblock ` + blockedID + ` feature=f1 note="token set"`}, f.calls)
+}
+
+func TestPauseResumeAndCancel(t *testing.T) {
+	f := newFake()
+	m := loaded(t, f, 80, 24)
+	m, cmd := press(t, m, "p")
+	m = answer(t, m, cmd)
+	require.Contains(t, m.Screen(), "paused", "the answer's state is shown at once")
+	m, cmd = press(t, m, "p")
+	m = answer(t, m, cmd)
+	m, cmd = press(t, m, "x")
+	require.Nil(t, cmd)
+	require.Contains(t, flat(m.Screen()), "cancel "+waitingID+"? its session is aborted")
+	m, cmd = press(t, m, "y")
+	answer(t, m, cmd)
+	require.Equal(t, []string{"pause " + waitingID, "resume " + waitingID, "cancel " + waitingID}, f.calls)
+
+	// A closed run is neither paused nor cancelled.
+	m, _ = press(t, loaded(t, f, 80, 24), "down", "down", "x")
+	require.Nil(t, m.prompt)
+	require.Contains(t, m.Screen(), completedID+" is not running")
+	m, cmd = press(t, m, "p")
+	require.Nil(t, cmd)
+	require.Len(t, f.calls, 3)
+}
+
+// q, esc and ctrl+c quit without touching any run.
+func TestQuitTouchesNoRun(t *testing.T) {
+	for _, k := range []string{"q", "esc", "ctrl+c"} {
+		t.Run(k, func(t *testing.T) {
+			f := newFake()
+			_, cmd := press(t, loaded(t, f, 80, 24), k)
+			require.NotNil(t, cmd)
+			require.IsType(t, tea.QuitMsg{}, cmd())
+			require.Empty(t, f.calls)
+		})
+	}
+	t.Run("ctrl+c in a note", func(t *testing.T) {
+		f := newFake()
+		_, cmd := press(t, loaded(t, f, 80, 24), "tab", "down", "u", "x", "ctrl+c")
+		require.IsType(t, tea.QuitMsg{}, cmd())
+		require.Empty(t, f.calls)
+	})
+}
+
+// What is read after a listing: every run not read yet; then only the
+// shown run, a run the engine says closed since, and open runs whose
+// state is older than StaleAfter (a few per listing).
+func TestListingReadsOnlyWhatChanged(t *testing.T) {
+	f := newFake()
+	m := New(context.Background(), f, Options{StaleAfter: time.Minute, ReadsPerList: 1})
+	m = step(t, m, listMsg{rows: f.rows, at: at})
+	require.ElementsMatch(t, []string{waitingID, blockedID, completedID}, keys(m.reading), "the first listing reads every run")
+	for _, r := range f.rows {
+		d, _ := f.Run(context.Background(), r.ID)
+		m = step(t, m, runMsg{id: r.ID, detail: d, at: at})
+	}
+	require.Empty(t, m.reading)
+
+	m = step(t, m, listMsg{rows: f.rows, at: at.Add(time.Second)})
+	require.Empty(t, m.reading, "nothing changed, every state is fresh")
+
+	m = step(t, m, listMsg{rows: f.rows, at: at.Add(3 * time.Second)})
+	require.Equal(t, []string{waitingID}, keys(m.reading), "the shown run, every SelectedEvery")
+	d, _ := f.Run(context.Background(), waitingID)
+	m = step(t, m, runMsg{id: waitingID, detail: d, at: at.Add(3 * time.Second)})
+
+	closed := slices.Clone(f.rows)
+	closed[2].Open = false // the blocked run was cancelled elsewhere
+	closed[2].Cancelled = true
+	m = step(t, m, listMsg{rows: closed, at: at.Add(4 * time.Second)})
+	require.Equal(t, []string{blockedID}, keys(m.reading), "a run that closed is read once more")
+	m = step(t, m, runMsg{id: blockedID, detail: d, at: at.Add(4 * time.Second)})
+
+	m = step(t, m, listMsg{rows: closed, at: at.Add(2 * time.Minute)})
+	require.Equal(t, []string{waitingID}, keys(m.reading), "stale open runs only (the shown one); closed runs never again")
+}
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// flat is a screen with its lines joined, for texts the footer wraps.
+func flat(screen string) string { return strings.ReplaceAll(screen, "\n", " ") }

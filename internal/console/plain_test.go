@@ -1,0 +1,28 @@
+package console
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/horizon/horizon/internal/golden"
+)
+
+// Without a terminal the console prints its first screen once as text:
+// the runs, what needs you with the command for each, the first run's
+// detail. It does nothing to any run.
+func TestPrintPlain(t *testing.T) {
+	f := newFake()
+	var out bytes.Buffer
+	require.NoError(t, Print(context.Background(), &out, f))
+	golden.Assert(t, "plain.golden", out.String())
+	require.Empty(t, f.calls)
+}
+
+func TestPrintNoRuns(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, Print(context.Background(), &out, &fake{}))
+	require.Equal(t, "no runs yet; start one with `horizon start \"<goal>\"`\n", out.String())
+}
