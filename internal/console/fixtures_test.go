@@ -39,10 +39,10 @@ func waitingRun() *horizon.RunState {
 	p := &horizon.Plan{Goal: "Add four text tools", Ambiguity: horizon.AmbiguityLow, Revision: 1, Milestones: []horizon.Milestone{
 		{ID: "m1", Title: "Case tools", Status: horizon.MilestoneDone, Features: []horizon.Feature{
 			{ID: "f1", Title: "Add lib/upper.sh", Status: horizon.FeatureAccepted, Attempts: []horizon.Attempt{
-				attempt(1, "T1", horizon.OutcomeAccepted, gate("r-0001", "pass"), accept, 0)}},
+				attempt(1, "T1", horizon.OutcomeAccepted, gate("r-6139db1e59dd82d5303fb0eeeb7b", "pass"), accept, 0)}},
 			{ID: "f2", Title: "Add lib/lower.sh", Status: horizon.FeatureAccepted, Attempts: []horizon.Attempt{
-				attempt(1, "T1", horizon.OutcomeRejected, gate("r-0002", "pass"), reject, 0),
-				attempt(2, "T3", horizon.OutcomeAccepted, gate("r-0003", "pass"), accept, 0.0123)}},
+				attempt(1, "T1", horizon.OutcomeRejected, gate("r-2c13ca7c924a966a6f9c590e2096", "pass"), reject, 0),
+				attempt(2, "T3", horizon.OutcomeAccepted, gate("r-3f0c8d34e283ac3040d89d29d3c6", "pass"), accept, 0.0123)}},
 		}},
 		{ID: "m2", Title: "Measure and repeat", Status: horizon.MilestonePending, Features: []horizon.Feature{
 			{ID: "f3", Title: "Add lib/length.sh", Status: horizon.FeaturePending},
@@ -53,7 +53,7 @@ func waitingRun() *horizon.RunState {
 		RunID: waitingID, Goal: "Add four text tools under lib/ (upper, lower, length, double), each with a test under tests/.",
 		Repo: "/home/ann/src/tools", Branch: horizon.IntegrationBranch(waitingID), Status: horizon.StatusRunning, Phase: horizon.PhaseApproval,
 		Autonomy: horizon.AutonomySemi, Plan: p, Usage: horizon.Usage{Cost: 0.0123}, Ceiling: 5,
-		Waiting: &horizon.Checkpoint{Kind: horizon.CheckpointMilestone, Subject: "m2", Summary: "Measure and repeat: f3, f4", Since: at.Add(-10 * time.Minute)},
+		Waiting: &horizon.Checkpoint{Kind: horizon.CheckpointMilestone, Subject: "m2", Summary: "milestone m2 (Measure and repeat): 2 features", Since: at.Add(-10 * time.Minute)},
 	}
 }
 

@@ -58,7 +58,7 @@ func runNeeds(s *horizon.RunState) []Need {
 	var out []Need
 	if w := s.Waiting; w != nil {
 		out = append(out, Need{Kind: NeedApproval, RunID: s.RunID, Subject: w.Subject,
-			What: checkpoint(w) + ": " + oneLine(w.Summary), Command: s.ApproveCommand()})
+			What: waitingFor(w), Command: s.ApproveCommand()})
 	}
 	if s.Plan != nil {
 		for _, m := range s.Plan.Milestones {
@@ -97,6 +97,16 @@ func runNeeds(s *horizon.RunState) []Need {
 // the ceiling's reason names set-ceiling.
 func atCeiling(s *horizon.RunState) bool {
 	return s.Phase == horizon.PhasePaused && !s.Paused && strings.Contains(s.Reason, "set-ceiling")
+}
+
+// waitingFor says what a checkpoint asks a person to approve: its
+// summary, which names it ("milestone m2 (Measure and repeat): 2
+// features"), or its name alone.
+func waitingFor(w *horizon.Checkpoint) string {
+	if s := oneLine(w.Summary); s != "" {
+		return s
+	}
+	return checkpoint(w)
 }
 
 // checkpoint names a checkpoint: "the plan", "milestone m2".

@@ -31,8 +31,11 @@ func TestNeeds(t *testing.T) {
 			s.Phase, s.Paused = horizon.PhasePaused, true
 		})},
 		{name: "waiting for the plan's approval", open: true, state: single(func(s *horizon.RunState) {
-			s.Waiting = &horizon.Checkpoint{Kind: horizon.CheckpointPlan, Subject: "plan", Summary: "3 milestones"}
-		}), want: []Need{{Kind: NeedApproval, RunID: "run-1", Subject: "plan", What: "the plan: 3 milestones", Command: "horizon approve run-1 --subject plan"}}},
+			s.Waiting = &horizon.Checkpoint{Kind: horizon.CheckpointPlan, Subject: "plan", Summary: "the plan (ambiguity HIGH): 3 milestones, 7 features"}
+		}), want: []Need{{Kind: NeedApproval, RunID: "run-1", Subject: "plan", What: "the plan (ambiguity HIGH): 3 milestones, 7 features", Command: "horizon approve run-1 --subject plan"}}},
+		{name: "a checkpoint without a summary", open: true, state: single(func(s *horizon.RunState) {
+			s.Waiting = &horizon.Checkpoint{Kind: horizon.CheckpointFeature, Subject: "f3"}
+		}), want: []Need{{Kind: NeedApproval, RunID: "run-1", Subject: "f3", What: "feature f3", Command: "horizon approve run-1 --subject f3"}}},
 		{name: "closed: nobody is needed", open: false, state: single(func(s *horizon.RunState) {
 			s.Status, s.Blocker = horizon.StatusBlocked, &horizon.Blocker{Type: "platform_limit"}
 		})},

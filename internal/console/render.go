@@ -47,9 +47,10 @@ func runCells(r RunRow, s *horizon.RunState) (status, phase, progress, cost stri
 
 // detailLines is a run's detail: its summary, then its plan tree (a
 // planned run) or its attempts (a one-feature run), then advisor notes.
-// keys adds the console's key for what waits ("a approves"); plain output
-// lists the commands instead.
-func detailLines(r RunRow, d *RunDetail, keys bool) []string {
+// onScreen adds the console's key for what waits ("a approves") and
+// shortens receipt IDs to their first 10 characters (enough to find one in
+// receipts.jsonl); plain output lists the commands and whole IDs instead.
+func detailLines(r RunRow, d *RunDetail, onScreen bool) []string {
 	if d == nil || d.State == nil {
 		return []string{
 			field("goal", oneLine(r.Goal)),
@@ -59,27 +60,37 @@ func detailLines(r RunRow, d *RunDetail, keys bool) []string {
 	}
 	s := d.State
 	hint := func(k string) string {
-		if !keys {
+		if !onScreen {
 			return ""
 		}
 		return " (" + k + ")"
 	}
-	lines := summaryLines(s, d.Live, r.Open, hint)
+	v := view{hint: hint, receipts: 0}
+	if onScreen {
+		v.receipts = 10
+	}
+	lines := v.summary(s, d.Live, r.Open)
 	if s.Plan != nil {
-		lines = append(lines, planLines(s.Plan, hint)...)
+		lines = append(lines, v.plan(s.Plan)...)
 	} else {
 		for i := range s.Attempts {
-			lines = append(lines, "  "+attemptLine(&s.Attempts[i]))
+			lines = append(lines, "  "+v.attempt(&s.Attempts[i]))
 		}
 	}
 	return append(lines, adviceLines(d.Advice)...)
+}
+
+// view is how a detail is written: for the screen or for plain output.
+type view struct {
+	hint     func(key string) string // " (a approves)" on the screen, "" in plain output
+	receipts int                     // receipt IDs are cut to this many characters (0: whole)
 }
 
 func field(label, value string) string { return fmt.Sprintf("%-8s %s", label, value) }
 
 // summaryLines: goal, status with progress and spend, repository and
 // branch, what the run waits at or on, why it ended.
-func summaryLines(s *horizon.RunState, live, open bool, hint func(string) string) []string {
+func (v view) summary(s *horizon.RunState, live, open bool) []string {
 	status := string(s.Status)
 	if !s.Status.Terminal() || s.Status == horizon.StatusBlocked {
 		status += " · " + dash(string(s.Phase))
@@ -105,29 +116,29 @@ func summaryLines(s *horizon.RunState, live, open bool, hint func(string) string
 		lines = append(lines, field("engine", "no worker answers (the daemon is down?): `horizon resume` brings it back"))
 	}
 	if w := s.Waiting; w != nil {
-		lines = append(lines, field("waiting", checkpoint(w)+": "+oneLine(w.Summary)+hint("a approves")))
+		lines = append(lines, field("waiting", waitingFor(w)+v.hint("a approves")))
 	}
 	if s.Paused {
-		lines = append(lines, field("paused", "by you, before its next attempt"+hint("p resumes")))
+		lines = append(lines, field("paused", "by you, before its next attempt"+v.hint("p resumes")))
 	}
 	if o := s.Outage; o != nil {
 		lines = append(lines, field("outage", o.Line()))
 	}
-	if s.Reason != "" {
+	if s.Reason != "" && s.Waiting == nil { // a waiting run's reason says what the waiting line does
 		lines = append(lines, field("reason", oneLine(s.Reason)))
 	}
 	for _, st := range s.Stalled {
 		lines = append(lines, field("stalled", oneLine(st.Detail)))
 	}
 	if g := s.Integration; g != nil {
-		lines = append(lines, field("final", fmt.Sprintf("integration gate %s%s", g.Verdict, receipt(g))))
+		lines = append(lines, field("final", fmt.Sprintf("integration gate %s%s", g.Verdict, v.receipt(g))))
 	}
 	return lines
 }
 
 // planLines is the plan tree: each milestone with its features (parts of a
 // decomposed feature indented under it), each feature with its attempts.
-func planLines(p *horizon.Plan, hint func(string) string) []string {
+func (v view) plan(p *horizon.Plan) []string {
 	var lines []string
 	for _, m := range p.Milestones {
 		lines = append(lines, fmt.Sprintf("%s %s [%s]", m.ID, oneLine(m.Title), m.Status))
@@ -139,10 +150,10 @@ func planLines(p *horizon.Plan, hint func(string) string) []string {
 			}
 			lines = append(lines, row)
 			if b := f.Blocker; f.Status == horizon.FeatureBlocked && b != nil {
-				lines = append(lines, fmt.Sprintf("%s  blocker %s: %s%s", indent, b.Type, oneLine(b.Evidence), hint("u unblocks")))
+				lines = append(lines, fmt.Sprintf("%s  blocker %s: %s%s", indent, b.Type, oneLine(b.Evidence), v.hint("u unblocks")))
 			}
 			for i := range f.Attempts {
-				lines = append(lines, indent+"  "+attemptLine(&f.Attempts[i]))
+				lines = append(lines, indent+"  "+v.attempt(&f.Attempts[i]))
 			}
 		}
 	}
@@ -151,7 +162,7 @@ func planLines(p *horizon.Plan, hint func(string) string) []string {
 
 // attemptLine is one attempt: its number, tier and applier, outcome, the
 // gate's verdict with its receipt, the audit's verdict, cost.
-func attemptLine(a *horizon.Attempt) string {
+func (v view) attempt(a *horizon.Attempt) string {
 	head := []string{fmt.Sprintf("#%d", a.N)}
 	for _, w := range []string{a.Action, a.Tier, a.Applier, string(a.Outcome)} {
 		if w != "" {
@@ -163,7 +174,7 @@ func attemptLine(a *horizon.Attempt) string {
 		parts = append(parts, "protocol error")
 	}
 	if g := a.Gate; g != nil {
-		parts = append(parts, "gate "+g.Verdict+receipt(g))
+		parts = append(parts, "gate "+g.Verdict+v.receipt(g))
 	}
 	if au := a.Audit; au != nil {
 		audit := "audit " + string(au.Verdict)
@@ -199,9 +210,12 @@ func adviceLines(notes []AdvisorNote) []string {
 	return lines
 }
 
-func receipt(g *horizon.GateRun) string {
+func (v view) receipt(g *horizon.GateRun) string {
 	if g.ReceiptID == "" {
 		return ""
+	}
+	if v.receipts > 0 && len(g.ReceiptID) > v.receipts {
+		return " " + g.ReceiptID[:v.receipts]
 	}
 	return " " + g.ReceiptID
 }

@@ -7,6 +7,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/horizon/horizon/horizon"
 )
 
 // The screen, top to bottom: a header, the runs, what needs you, the
@@ -121,7 +123,7 @@ func (m Model) style(st func(lipgloss.Style, string) string, text string, l line
 }
 
 func (m Model) header(needs int) string {
-	h := fmt.Sprintf("horizon console · %d runs · %d need you", len(m.rows), needs)
+	h := fmt.Sprintf("horizon console · %s · %d need you", horizon.Plural(len(m.rows), "run"), needs)
 	switch {
 	case m.listErr != nil:
 		h += " · engine: " + oneLine(m.listErr.Error())

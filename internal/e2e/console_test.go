@@ -59,7 +59,9 @@ func (tm *term) tmux(args ...string) string {
 func (tm *term) screen() string { return tm.tmux("capture-pane", "-p", "-t", "console") }
 
 // press types keys into the window, one tmux key name each.
-func (tm *term) press(keys ...string) { tm.tmux(append([]string{"send-keys", "-t", "console"}, keys...)...) }
+func (tm *term) press(keys ...string) {
+	tm.tmux(append([]string{"send-keys", "-t", "console"}, keys...)...)
+}
 
 // waitScreen polls the screen until it holds every text.
 func (tm *term) waitScreen(timeout time.Duration, texts ...string) string {
