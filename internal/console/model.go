@@ -148,7 +148,7 @@ type (
 		at      time.Time
 	}
 	listTick     struct{}
-	selectedTick struct{}
+	selectedTick struct{ at time.Time }
 )
 
 // Init reads the list at once, and starts the selected run's timer.
@@ -181,7 +181,7 @@ func (m Model) listTimer() tea.Cmd {
 }
 
 func (m Model) selectedTimer() tea.Cmd {
-	return tea.Tick(m.opts.SelectedEvery, func(time.Time) tea.Msg { return selectedTick{} })
+	return tea.Tick(m.opts.SelectedEvery, func(t time.Time) tea.Msg { return selectedTick{at: t} })
 }
 
 // Update is pure: it changes the model and returns the effects to run.
@@ -199,6 +199,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case listMsg:
 		return m.listed(msg)
 	case selectedTick:
+		m.now = later(m.now, msg.at)
 		return m, tea.Batch(m.selectedTimer(), m.readShown(m.opts.SelectedEvery))
 	case runMsg:
 		delete(m.reading, msg.id)
@@ -347,9 +348,15 @@ func (m Model) needs() []Need {
 	return Needs(m.rows, states)
 }
 
+// clampNeeds keeps the need selection on the list as needs go away; once
+// none is left, the focus goes back to the runs.
 func (m *Model) clampNeeds() {
-	if n := len(m.needs()); m.needSel >= n {
+	n := len(m.needs())
+	if m.needSel >= n {
 		m.needSel = max(0, n-1)
+	}
+	if n == 0 {
+		m.focus = paneRuns
 	}
 }
 

@@ -252,3 +252,24 @@ func keys(m map[string]bool) []string {
 
 // flat is a screen with its lines joined, for texts the footer wraps.
 func flat(screen string) string { return strings.ReplaceAll(screen, "\n", " ") }
+
+// The run on screen is read every SelectedEvery, by its own timer, and
+// not more often.
+func TestShownRunReadOnItsTimer(t *testing.T) {
+	f := newFake()
+	m := loaded(t, f, 80, 24)
+	m = step(t, m, selectedTick{at: at.Add(time.Second)})
+	require.Empty(t, m.reading, "read a second ago")
+	m = step(t, m, selectedTick{at: at.Add(2 * time.Second)})
+	require.Equal(t, []string{waitingID}, keys(m.reading))
+	m = step(t, m, selectedTick{at: at.Add(4 * time.Second)})
+	require.Equal(t, []string{waitingID}, keys(m.reading), "one read at a time")
+
+	// Selecting a run whose state is older than SelectedEvery reads it; a
+	// closed run, once read, is not read again.
+	m, _ = press(t, m, "down")
+	require.Equal(t, []string{blockedID, waitingID}, keys(m.reading))
+	m, _ = press(t, m, "down")
+	m = step(t, m, selectedTick{at: at.Add(time.Hour)})
+	require.NotContains(t, m.reading, completedID)
+}

@@ -26,3 +26,14 @@ func TestPrintNoRuns(t *testing.T) {
 	require.NoError(t, Print(context.Background(), &out, &fake{}))
 	require.Equal(t, "no runs yet; start one with `horizon start \"<goal>\"`\n", out.String())
 }
+
+// A run that cannot be read is an error naming it; nothing is printed
+// half.
+func TestPrintReadError(t *testing.T) {
+	f := newFake()
+	f.rows = append(f.rows, RunRow{ID: "run-20261201-090000-dd44dd", Open: true})
+	var out bytes.Buffer
+	err := Print(context.Background(), &out, f)
+	require.ErrorContains(t, err, `read run run-20261201-090000-dd44dd: no run "run-20261201-090000-dd44dd"`)
+	require.Empty(t, out.String())
+}

@@ -90,7 +90,8 @@ func (tm *term) waitScreen(timeout time.Duration, texts ...string) string {
 // semi autonomy waiting before milestone m2: the run and its approval are
 // on the screen, a asks to approve m2 (and asking does nothing), y
 // approves, the run goes on to completion (horizon status --json says so)
-// and the console follows it there; q quits with exit 0.
+// and the console follows it there; q quits with exit 0. Piped, it
+// prints the same once as text.
 func TestConsoleApprovesAWaitingRun(t *testing.T) {
 	needsE2E(t)
 	w := plannedWorld(t, toolsScript(t))
@@ -139,4 +140,12 @@ func TestConsoleApprovesAWaitingRun(t *testing.T) {
 
 	tm.press("q")
 	tm.waitScreen(10*time.Second, "exited 0")
+
+	// Without a terminal it prints the same once, as text.
+	plain, code := w.stdout("console")
+	require.Equal(t, 0, code, plain)
+	require.Regexp(t, id+`\s+completed\s+–\s+4/4\s+\$`, plain)
+	require.Contains(t, plain, "NEEDS YOU (0)\n  nothing waits for you")
+	require.Contains(t, plain, "RUN "+id+"\n")
+	require.Contains(t, plain, "f4 Add lib/double.sh · accepted")
 }
