@@ -590,6 +590,24 @@ func (m Model) do(p *prompt) (tea.Model, tea.Cmd) {
 	}
 }
 
+// done says what a verb did, in words.
+func done(msg verbMsg) string {
+	switch msg.verb {
+	case verbApprove:
+		return fmt.Sprintf("approved %s of %s; it goes on", msg.subject, msg.runID)
+	case verbUnblock:
+		if msg.subject != "" {
+			return fmt.Sprintf("unblocked %s of %s; it is back in line with your note", msg.subject, msg.runID)
+		}
+		return fmt.Sprintf("unblocked %s; it goes on with your note", msg.runID)
+	case verbPause:
+		return fmt.Sprintf("paused %s: it holds before its next attempt (p resumes)", msg.runID)
+	case verbResume:
+		return fmt.Sprintf("resumed %s", msg.runID)
+	}
+	return fmt.Sprintf("cancel requested for %s; it stops in the background", msg.runID)
+}
+
 // verbDone says how a verb went and reads the run again.
 func (m Model) verbDone(msg verbMsg) (tea.Model, tea.Cmd) {
 	m.busy = ""
@@ -601,13 +619,7 @@ func (m Model) verbDone(msg verbMsg) (tea.Model, tea.Cmd) {
 	if msg.err != nil {
 		m.flash, m.bad = fmt.Sprintf("%s of %s refused: %v", what, msg.runID, msg.err), true
 	} else {
-		m.flash, m.bad = fmt.Sprintf("%s: done for %s", what, msg.runID), false
-		switch msg.verb {
-		case verbApprove:
-			m.flash = fmt.Sprintf("approved %s of %s; it goes on", msg.subject, msg.runID)
-		case verbCancel:
-			m.flash = fmt.Sprintf("cancel requested for %s; it stops in the background", msg.runID)
-		}
+		m.flash, m.bad = done(msg), false
 		if msg.state != nil {
 			if c := m.states[msg.runID]; c != nil {
 				d := c.detail
