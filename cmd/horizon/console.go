@@ -29,9 +29,10 @@ func newConsoleCmd(a *app, runF func(context.Context, *consoleOptions) error) *c
 		Short: "A live terminal view of every run, what waits for you, and keys to act on it",
 		Long: `A live view of horizon in the terminal (80×24 is enough), in three parts:
 
-  RUNS       every run of every repository, open ones first: status, phase,
-             progress (features accepted of the plan's, or attempts of a
-             one-feature run), cost, repository and goal
+  RUNS       every run of every repository, open ones first: the tail of
+             its ID (the RUN title has all of it), status, phase, progress
+             (features accepted of the plan's, or attempts of a one-feature
+             run), cost, repository and goal
   NEEDS YOU  what runs wait on you for: approvals (semi and supervised
              autonomy), blocked features, spend ceilings reached, goals the
              daily pass found stalled
@@ -50,7 +51,7 @@ Keys:
   p           pause the run before its next attempt, or resume it
   x           cancel the run (asks y/n)
   r           read everything again now
-  q           quit; no run is touched (ctrl+c too)
+  q           quit; no run is touched (esc and ctrl+c too)
 
 What it reads, and how often: the run list comes from the engine's
 visibility store (one call every --interval, no run is asked anything);
