@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -22,6 +23,9 @@ func loaded(t *testing.T, f *fake, w, h int) Model {
 	m = step(t, m, tea.WindowSizeMsg{Width: w, Height: h})
 	m = step(t, m, listMsg{rows: f.rows, at: at})
 	for _, r := range f.rows {
+		if f.states[r.ID] == nil {
+			continue // its read stays unanswered
+		}
 		d, err := f.Run(context.Background(), r.ID)
 		require.NoError(t, err)
 		m = step(t, m, runMsg{id: r.ID, detail: d, at: at})
@@ -273,4 +277,22 @@ func TestShownRunReadOnItsTimer(t *testing.T) {
 	m, _ = press(t, m, "down")
 	m = step(t, m, selectedTick{at: at.Add(time.Hour)})
 	require.NotContains(t, m.reading, completedID)
+}
+
+// With more runs than rows, the list scrolls so the selected run stays on
+// the screen, which still fits 80×24.
+func TestRunListScrolls(t *testing.T) {
+	f := newFake()
+	for i := range 12 {
+		f.rows = append(f.rows, RunRow{ID: fmt.Sprintf("run-20261120-0%d0000-ee%04d", i%10, i), Goal: "an old goal", Repo: "/src/old"})
+	}
+	m := loaded(t, f, 80, 24)
+	for range 10 {
+		m, _ = press(t, m, "down")
+	}
+	s := checkScreen(t, m)
+	require.Contains(t, s, "> ee0007 closed")
+	require.NotContains(t, s, "aa11aa running", "the first rows scrolled off")
+	require.Contains(t, s, "RUN run-20261120-070000-ee0007")
+	require.Contains(t, s, "reading the run's state…", "its state is asked for")
 }
