@@ -307,6 +307,7 @@ func (p *plannedRun) runFeature(ctx workflow.Context, milestone string, f horizo
 	var res FeatureResult
 	err := p.active.Get(ctx, &res)
 	p.active = nil
+	st.Outage = nil // what the feature's activities waited out is over
 	if err != nil {
 		return nil, err
 	}
