@@ -117,8 +117,9 @@ func (a *Activities) agentSession(ctx context.Context, in SessionInput, t *outag
 			}
 		} else {
 			retrySince = time.Time{}
-			if retryTold || pending && going(p.Phase) {
-				// The model answers again.
+			if (retryTold || pending) && answering(p.Phase) {
+				// The model answers again (a busy session alone may be
+				// one more call about to fail).
 				retryTold, pending = false, false
 				t.over()
 			}
@@ -369,7 +370,8 @@ func outageOf(prev *SessionOutage, retry *SessionRetry) horizon.Outage {
 	return o
 }
 
-// going reports a session phase in which the model answers.
-func going(phase string) bool {
-	return phase == "running" || phase == "tool" || phase == "done"
+// answering reports a session phase that only a model's answer brings:
+// a tool runs, or the session is done.
+func answering(phase string) bool {
+	return phase == "tool" || phase == "done"
 }
