@@ -44,6 +44,9 @@ type Activities struct {
 	// Engine reads runs and supervisors for the daily pass (nil on
 	// workers that do not run it).
 	Engine Engine
+	// Signals tells the workflow that scheduled a retrying activity what
+	// it waits out (SignalOutage); nil tells nobody.
+	Signals Signaler
 	// Notifier sends events to the configured receivers (nil: none).
 	Notifier notify.Notifier
 	// NotifyTimeout bounds one event's delivery (the notifier's

@@ -17,7 +17,8 @@ var excluded = []string{":(exclude).opencode", ":(exclude).horizon/runs"}
 // CommitFeature commits the accepted lane and lands it on the run's
 // integration branch exactly once: the commit carries a Horizon-Feature
 // trailer, and a retry that finds it on the branch does nothing more.
-func (a *Activities) CommitFeature(ctx context.Context, in CommitInput) (CommitOutput, error) {
+func (a *Activities) CommitFeature(ctx context.Context, in CommitInput) (_ CommitOutput, err error) {
+	defer a.watchOutage(ctx, in.RunID, in.Feature)(&err)
 	defer keepAlive(ctx)()
 	branch := horizon.IntegrationBranch(in.RunID)
 	trailer := fmt.Sprintf("Horizon-Feature: %s/%s", in.RunID, in.Feature)

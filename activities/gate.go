@@ -21,7 +21,8 @@ const gateTailBytes = 4000
 // RunGate runs the repository's gate in the lane. The gate script is the
 // judge, so it is held to the base commit's version: if the worker edited
 // it, the base version is restored before the run and the receipt says so.
-func (a *Activities) RunGate(ctx context.Context, in GateInput) (horizon.GateRun, error) {
+func (a *Activities) RunGate(ctx context.Context, in GateInput) (_ horizon.GateRun, err error) {
+	defer a.watchOutage(ctx, in.RunID, in.Feature)(&err)
 	g, err := gate.Discover(in.Lane)
 	note := ""
 	if g.Path != "" || errors.Is(err, gate.ErrGateNotRunnable) {

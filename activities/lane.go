@@ -265,7 +265,8 @@ func scriptRunnable(file, rel, entry string) error {
 // user's branch and work tree are never touched: worktrees share the object
 // store only. Submodules the lane's commit records are checked out from the
 // repository's own copies (submodule.go).
-func (a *Activities) PrepareLane(ctx context.Context, in LaneInput) (Lane, error) {
+func (a *Activities) PrepareLane(ctx context.Context, in LaneInput) (_ Lane, err error) {
+	defer a.watchOutage(ctx, in.RunID, in.Feature)(&err)
 	defer keepAlive(ctx)()
 	if err := a.mustSee("repository", in.Repo); err != nil {
 		return Lane{}, err

@@ -32,7 +32,20 @@ const maxDiffBytes = 60000
 // after a crash continues that session. Success is never read from the
 // session: the output carries the parsed protocol block (or the protocol
 // error) for the workflow, which decides with the gate and the auditor.
+//
+// While it waits out an outage (OpenCode retrying the model call, failed
+// attempts) it tells the workflow that scheduled it (tellOutages), so the
+// run's Markdown says what it waits on; its end clears that.
 func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (SessionOutput, error) {
+	t := a.tellOutages(ctx, in.RunID, in.Feature)
+	out, waited, err := a.agentSession(ctx, in, t)
+	t.finish(ctx, err, waited)
+	return out, err
+}
+
+// agentSession is one attempt of AgentSession; waited is the outage a
+// retryable failure leaves the next attempt in.
+func (a *Activities) agentSession(ctx context.Context, in SessionInput, t *outageTeller) (_ SessionOutput, waited *horizon.Outage, _ error) {
 	a.notifyOutage(ctx, in)
 	var hb SessionHeartbeat
 	if activity.HasHeartbeatDetails(ctx) {
@@ -47,12 +60,12 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 		agentName = AgentAuditor
 		diff, err := laneDiff(ctx, in.Lane, in.BaseCommit)
 		if err != nil {
-			return SessionOutput{}, err
+			return SessionOutput{}, nil, err
 		}
 		prompt = strings.Replace(prompt, horizon.DiffPlaceholder, diff, 1)
 	}
 	if err := a.mustSee("lane", in.Lane); err != nil {
-		return SessionOutput{}, err
+		return SessionOutput{}, nil, err
 	}
 	moved := a.movedFrom(hb)
 	if moved {
@@ -68,6 +81,11 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 		hb.Outage = outageAfter(hb.Outage, hb.Retry, errors.New(hb.Retry.Message), time.Now())
 		hb.Retry = nil // this attempt reports its own
 	}
+	if hb.Outage != nil && activity.IsActivity(ctx) && activity.GetInfo(ctx).Attempt > 1 {
+		// A retry of a session that failed on infrastructure: the run
+		// still waits, until this attempt gets going.
+		t.tell(outageOf(hb.Outage, nil))
+	}
 	beat := beatOptions{OnlyWithDetails: true}
 	if hb.SessionID != "" || hb.Outage != nil {
 		beat.Details = hb
@@ -76,6 +94,8 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 	defer heart.Stop()
 	cur := hb // the latest details; progress comes from this goroutine
 	var retrySince time.Time
+	retryTold, toldRetry := false, 0 // OpenCode's retry last told
+	pending := hb.Outage != nil      // a retried session, not going yet
 	res, err := a.Sessions.RunSession(ctx, agent.SessionRequest{
 		Directory:       in.Lane,
 		Agent:           agentName,
@@ -90,15 +110,26 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 				retrySince = time.Now()
 			}
 			cur.Retry = &SessionRetry{Attempt: p.Retry.Attempt, Message: p.Retry.Message, Next: p.Retry.Next, Since: retrySince}
+			if !retryTold || p.Retry.Attempt != toldRetry {
+				// OpenCode retries the model call: the run waits from now.
+				retryTold, toldRetry = true, p.Retry.Attempt
+				t.tell(outageOf(hb.Outage, cur.Retry))
+			}
 		} else {
 			retrySince = time.Time{}
+			if (retryTold || pending) && answering(p.Phase) {
+				// The model answers again (a busy session alone may be
+				// one more call about to fail).
+				retryTold, pending = false, false
+				t.over()
+			}
 		}
 		heart.Update(cur)
 	})
 	heart.Stop()
 	if err != nil {
 		if ctx.Err() != nil {
-			return SessionOutput{}, ctx.Err()
+			return SessionOutput{}, nil, ctx.Err()
 		}
 		cerr := classifySessionError(err)
 		if retryable(cerr) {
@@ -107,8 +138,10 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 			cur.Outage = outageAfter(hb.Outage, cur.Retry, err, time.Now())
 			cur.Retry = nil
 			heart.Record(cur)
+			waited := outageOf(cur.Outage, nil)
+			return SessionOutput{}, &waited, cerr
 		}
-		return SessionOutput{}, cerr
+		return SessionOutput{}, nil, cerr
 	}
 	// Record the final ID synchronously: a crash from here on must continue,
 	// not restart, the session.
@@ -129,14 +162,14 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 		activity.GetLogger(ctx).Warn(out.Moved, "RunID", in.RunID, "Feature", in.Feature, "Attempt", in.Attempt)
 	}
 	if err := writeArtifact(out.Transcript, []byte(transcript(in, prompt, res))); err != nil {
-		return out, err
+		return out, nil, err
 	}
 	if err := a.recordSpend(in.RunID, fmt.Sprintf("%s/%s/%d/%s", in.RunID, in.Feature, in.Attempt, in.Role), out.Usage.Cost); err != nil {
-		return out, err
+		return out, nil, err
 	}
 	if in.Role == horizon.RoleExplorer {
 		out.Notes = lastBytes(res.Text, 6000)
-		return out, nil
+		return out, nil, nil
 	}
 	if in.Role == horizon.RoleLead {
 		p, err := validPlan(in.Goal, res.Text)
@@ -145,7 +178,7 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 		} else {
 			out.Plan = &p
 		}
-		return out, nil
+		return out, nil, nil
 	}
 	var (
 		warnings []string
@@ -170,7 +203,7 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 	if len(warnings) > 0 {
 		activity.GetLogger(ctx).Warn("protocol block accepted with remarks", "Role", in.Role, "Attempt", in.Attempt, "Warnings", warnings)
 	}
-	return out, nil
+	return out, nil, nil
 }
 
 func transcript(in SessionInput, prompt string, res agent.SessionResult) string {
@@ -318,4 +351,27 @@ func validPlan(goal, text string) (horizon.Plan, error) {
 		return horizon.Plan{}, err
 	}
 	return horizon.PlanFromBlock(goal, block)
+}
+
+// outageOf is the outage a session's heartbeat says it waits out: its
+// failed attempts (prev), and OpenCode's retry of the model call now.
+func outageOf(prev *SessionOutage, retry *SessionRetry) horizon.Outage {
+	var o horizon.Outage
+	if prev != nil {
+		o = horizon.Outage{Since: prev.Since, Tries: prev.Tries, LastError: prev.Error}
+	}
+	if retry != nil {
+		if o.Since.IsZero() || retry.Since.Before(o.Since) {
+			o.Since = retry.Since
+		}
+		o.Tries += max(retry.Attempt, 1)
+		o.Next, o.LastError = retry.Next, retry.Message
+	}
+	return o
+}
+
+// answering reports a session phase that only a model's answer brings:
+// a tool runs, or the session is done.
+func answering(phase string) bool {
+	return phase == "tool" || phase == "done"
 }

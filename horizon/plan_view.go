@@ -77,6 +77,7 @@ func (s *RunState) PlanMarkdown() string {
 		fmt.Fprintf(&b, " · autonomy %s", s.Autonomy)
 	}
 	b.WriteString("\n")
+	b.WriteString(s.Outage.markdown())
 	if w := s.Waiting; w != nil {
 		fmt.Fprintf(&b, "\n**Waiting for approval** of %s: %s — `%s`\n", viewCheckpoint(w), viewCell(w.Summary), s.ApproveCommand())
 	}

@@ -129,26 +129,29 @@ func (g *GateRun) Passed() bool { return g != nil && g.Verdict == "pass" }
 // step (Action "retrieve": a read-only agent gathers context; no change,
 // no gate).
 type Attempt struct {
-	N              int       `json:"n"`
-	Action         string    `json:"action,omitempty"`   // "" (an attempt) or "retrieve"
-	Tier           string    `json:"tier,omitempty"`     // T0…T4 of the routing ladder
-	Applier        string    `json:"applier,omitempty"`  // ast-grep, opencode, reader+opencode
-	Route          string    `json:"route,omitempty"`    // why the ladder chose this tier
-	Guidance       string    `json:"guidance,omitempty"` // a reader's diagnosis or retrieved context
-	Strategy       Strategy  `json:"strategy,omitempty"` // the recovery strategy of a planned feature's attempt
-	Model          string    `json:"model"`
-	WorkerSession  string    `json:"worker_session,omitempty"`
-	AuditorSession string    `json:"auditor_session,omitempty"`
-	Resumed        bool      `json:"resumed,omitempty"` // a session continued after a crash
-	Report         *Report   `json:"report,omitempty"`
-	ProtocolError  string    `json:"protocol_error,omitempty"`
-	Gate           *GateRun  `json:"gate,omitempty"`
-	Audit          *Audit    `json:"audit,omitempty"`
-	Triggers       []Trigger `json:"triggers,omitempty"`
-	Outcome        Outcome   `json:"outcome"`
-	Usage          Usage     `json:"usage"`
-	StartedAt      time.Time `json:"started_at"`
-	EndedAt        time.Time `json:"ended_at,omitzero"`
+	N              int      `json:"n"`
+	Action         string   `json:"action,omitempty"`   // "" (an attempt) or "retrieve"
+	Tier           string   `json:"tier,omitempty"`     // T0…T4 of the routing ladder
+	Applier        string   `json:"applier,omitempty"`  // ast-grep, opencode, reader+opencode
+	Route          string   `json:"route,omitempty"`    // why the ladder chose this tier
+	Guidance       string   `json:"guidance,omitempty"` // a reader's diagnosis or retrieved context
+	Strategy       Strategy `json:"strategy,omitempty"` // the recovery strategy of a planned feature's attempt
+	Model          string   `json:"model"`
+	WorkerSession  string   `json:"worker_session,omitempty"`
+	AuditorSession string   `json:"auditor_session,omitempty"`
+	// AuditorModel is the model the auditor's session ran on: its role's
+	// model, or a local one near a spend ceiling.
+	AuditorModel  string    `json:"auditor_model,omitempty"`
+	Resumed       bool      `json:"resumed,omitempty"` // a session continued after a crash
+	Report        *Report   `json:"report,omitempty"`
+	ProtocolError string    `json:"protocol_error,omitempty"`
+	Gate          *GateRun  `json:"gate,omitempty"`
+	Audit         *Audit    `json:"audit,omitempty"`
+	Triggers      []Trigger `json:"triggers,omitempty"`
+	Outcome       Outcome   `json:"outcome"`
+	Usage         Usage     `json:"usage"`
+	StartedAt     time.Time `json:"started_at"`
+	EndedAt       time.Time `json:"ended_at,omitzero"`
 
 	// Moved records sessions that could not follow a lost worker and were
 	// started afresh on another: "session moved: old → new (worker W lost)".
@@ -213,49 +216,10 @@ type RunState struct {
 	Planning Usage `json:"planning,omitzero"`
 	// Outage is what the run waits out while it runs: an activity failing
 	// on infrastructure, retried until it passes or the budget ends the
-	// run. The engine knows it (the pending activity's attempts, last
-	// failure and heartbeat), not the workflow: readers fill it in.
+	// run. The workflow keeps what its retrying activities report (for
+	// its Markdown); `horizon status` reads it afresh from the engine (the
+	// pending activity's attempts, last failure and heartbeat).
 	Outage *Outage `json:"outage,omitempty"`
-}
-
-// Outage is an infrastructure failure a run is waiting out.
-type Outage struct {
-	On        string    `json:"on"`                // what fails, e.g. "model provider unreachable"
-	Activity  string    `json:"activity"`          // the activity that waits, e.g. "worker · f1 · attempt 2"
-	Feature   string    `json:"feature,omitempty"` // a planned run's feature
-	Since     time.Time `json:"since"`
-	Tries     int       `json:"tries"`         // failed tries so far
-	Next      time.Time `json:"next,omitzero"` // the next try, when known
-	LastError string    `json:"last_error"`
-}
-
-// Line is the outage in one line, e.g. "model provider unreachable since
-// 03:12 (14 tries, next 03:40): connection refused", in the times'
-// location.
-func (o *Outage) Line() string {
-	var b strings.Builder
-	b.WriteString(o.On)
-	if o.Feature != "" {
-		fmt.Fprintf(&b, " (%s)", o.Feature)
-	}
-	if !o.Since.IsZero() {
-		b.WriteString(" since " + o.Since.Format("15:04:05"))
-	}
-	tries := "1 try"
-	if o.Tries != 1 {
-		tries = fmt.Sprintf("%d tries", o.Tries)
-	}
-	if !o.Next.IsZero() {
-		tries += ", next " + o.Next.Format("15:04:05")
-	}
-	fmt.Fprintf(&b, " (%s)", tries)
-	if e := strings.TrimSpace(o.LastError); e != "" {
-		if len(e) > 200 {
-			e = e[:200] + "…"
-		}
-		b.WriteString(": " + strings.Join(strings.Fields(e), " "))
-	}
-	return b.String()
 }
 
 // Checkpoint is a point where the run waits for a person (autonomy semi
@@ -300,6 +264,7 @@ func (s *RunState) Current() *Attempt {
 // End marks the run terminal.
 func (s *RunState) End(st Status, kind ReasonKind, reason string, now time.Time) {
 	s.Status, s.ReasonKind, s.Reason, s.UpdatedAt = st, kind, reason, now
+	s.Outage = nil // an ended run waits on nothing
 	if st == StatusCompleted {
 		s.Phase = PhaseDone
 	}
@@ -330,7 +295,9 @@ func (s *RunState) Markdown() string {
 	if s.Reason != "" {
 		fmt.Fprintf(&b, " · %s", s.Reason)
 	}
-	fmt.Fprintf(&b, "\n\nbranch `%s` · model `%s` · %d tokens · $%.4f\n\n", s.Branch, s.Model, s.Usage.Tokens(), s.Usage.Cost)
+	b.WriteString("\n")
+	b.WriteString(s.Outage.markdown())
+	fmt.Fprintf(&b, "\nbranch `%s` · model `%s` · %d tokens · $%.4f\n\n", s.Branch, s.Model, s.Usage.Tokens(), s.Usage.Cost)
 	b.WriteString("| attempt | tier | model | worker | gate | audit | outcome | signals | tokens | cost |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, a := range s.Attempts {
 		n := fmt.Sprint(a.N)

@@ -86,7 +86,7 @@ func FeatureWorkflow(ctx workflow.Context, in FeatureInput) (*FeatureResult, err
 	if err != nil {
 		return nil, err
 	}
-	return f.run(ctx)
+	return f.run(withStatus(ctx, f.s))
 }
 
 // featureRun is one FeatureWorkflow: a loop, the recovery rotation around

@@ -291,7 +291,7 @@ func (l *loop) audit(ctx workflow.Context, n int) (accepted bool, err error) {
 		audit.ProtocolError = why // no verdict: not accepted, below
 	}
 	c := l.s.state.Current()
-	c.AuditorSession = audit.SessionID
+	c.AuditorSession, c.AuditorModel = audit.SessionID, ses.model
 	c.Moved = appendMoved(c.Moved, audit.Moved)
 	c.Usage = c.Usage.Add(audit.Usage)
 	c.Audit = audit.Audit

@@ -231,6 +231,7 @@ func TestThrottleAuditorGoesLocal(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, horizon.StatusCompleted, s.Status)
 	require.Equal(t, []string{"worker cloud/big", "auditor local/review"}, models)
+	require.Equal(t, "local/review", s.Attempts[0].AuditorModel, "the attempt records the auditor's model")
 	require.InDelta(t, 0.06, s.Usage.Cost, 1e-9)
 }
 

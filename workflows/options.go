@@ -156,6 +156,7 @@ func execute(ctx workflow.Context, opts workflow.ActivityOptions, fn, in, out an
 		args = append(args, in)
 	}
 	f := workflow.ExecuteActivity(actx, fn, args...)
+	defer activityReturned(ctx)
 	if out == nil {
 		return f.Get(actx, nil)
 	}

@@ -1,11 +1,14 @@
 package workflows
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	sdkpb "go.temporal.io/api/sdk/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
@@ -78,4 +81,92 @@ func TestSessionFailureEndsTheAttempt(t *testing.T) {
 	require.Equal(t, horizon.OutcomeProtocolError, f1.Attempts[0].Outcome)
 	require.Contains(t, f1.Attempts[0].ProtocolError, "prompt is too long")
 	require.Equal(t, horizon.OutcomeAccepted, f1.Attempts[1].Outcome)
+}
+
+// metadata is what the Temporal Web UI shows of a workflow: its current
+// details, the run's Markdown.
+func metadata(t *testing.T, e *testsuite.TestWorkflowEnvironment) string {
+	t.Helper()
+	v, err := e.QueryWorkflow("__temporal_workflow_metadata")
+	require.NoError(t, err)
+	var md sdkpb.WorkflowMetadata
+	require.NoError(t, v.Get(&md))
+	return md.GetCurrentDetails()
+}
+
+// A worker session that waits out an outage tells its run: the mocked
+// activity fails twice on infrastructure and, as activities.AgentSession
+// does, signals the run what it waits on before each failure returns.
+// While the engine retries it, the run's Markdown has the waiting line
+// (what, since when, the tries); once the activity returned, the line is
+// gone, and the run completes as usual. (Each mocked call takes an hour
+// of the test clock.)
+func TestOutageShownInMarkdown(t *testing.T) {
+	e := newEnv(t)
+	since := time.Date(2026, 12, 1, 3, 12, 40, 0, time.UTC)
+	worker := 0
+	e.OnActivity(a.AgentSession, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.SessionInput) (activities.SessionOutput, error) {
+			if in.Role == horizon.RoleAuditor {
+				return accept, nil
+			}
+			worker++
+			if worker < 3 {
+				o := horizon.Outage{On: "model provider unreachable", Activity: "AgentSession", Since: since, Tries: worker, LastError: "connect ECONNREFUSED 127.0.0.1:4000"}
+				e.SignalWorkflow(SignalOutage, activities.OutageReport{Outage: &o})
+				return activities.SessionOutput{}, errors.New("opencode session ses_w: APIError: Cannot connect to API: connect ECONNREFUSED 127.0.0.1:4000")
+			}
+			return satisfied, nil
+		}).After(time.Hour)
+	e.gates("pass")
+	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "def456", Branch: "horizon/run-1"}, nil).Once()
+	var during, after horizon.RunState
+	var duringMD, afterMD string
+	// The worker's first try failed at 1h; its second runs until 2h.
+	e.RegisterDelayedCallback(func() { during, duringMD = query(t, e.TestWorkflowEnvironment), metadata(t, e.TestWorkflowEnvironment) }, 90*time.Minute)
+	// Its third returned at 3h; the auditor's session runs until 4h.
+	e.RegisterDelayedCallback(func() { after, afterMD = query(t, e.TestWorkflowEnvironment), metadata(t, e.TestWorkflowEnvironment) }, 210*time.Minute)
+	e.ExecuteWorkflow(RunWorkflow, input())
+	s, err := result(t, e)
+	require.NoError(t, err)
+	require.Equal(t, horizon.StatusCompleted, s.Status)
+	require.Equal(t, 3, worker)
+	require.Len(t, s.Attempts, 1, "an outage is not an attempt")
+
+	require.Equal(t, horizon.PhaseWorking, during.Phase)
+	require.NotNil(t, during.Outage, "the run keeps what its activity reported")
+	require.Equal(t, 1, during.Outage.Tries)
+	require.Contains(t, duringMD, "**waiting** model provider unreachable since 03:12:40 (1 try): connect ECONNREFUSED 127.0.0.1:4000")
+
+	require.Equal(t, horizon.PhaseAudit, after.Phase)
+	require.Nil(t, after.Outage, "the activity returned: the wait is over")
+	require.NotContains(t, afterMD, "**waiting**")
+	require.Nil(t, s.Outage)
+}
+
+// A clear from the activity (an OutageReport without an outage) removes
+// the line while the activity still runs: OpenCode got the model again.
+func TestOutageClearedByItsActivity(t *testing.T) {
+	e := newEnv(t)
+	o := horizon.Outage{On: "OpenCode exited", Since: time.Date(2026, 12, 1, 3, 0, 0, 0, time.UTC), Tries: 2, LastError: "opencode server exited"}
+	e.OnActivity(a.AgentSession, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.SessionInput) (activities.SessionOutput, error) {
+			if in.Role == horizon.RoleAuditor {
+				return accept, nil
+			}
+			return satisfied, nil
+		}).After(time.Hour)
+	e.gates("pass")
+	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "def456", Branch: "horizon/run-1"}, nil).Once()
+	var told, cleared string
+	e.RegisterDelayedCallback(func() { e.SignalWorkflow(SignalOutage, activities.OutageReport{Outage: &o}) }, 10*time.Minute)
+	e.RegisterDelayedCallback(func() { told = metadata(t, e.TestWorkflowEnvironment) }, 15*time.Minute)
+	e.RegisterDelayedCallback(func() { e.SignalWorkflow(SignalOutage, activities.OutageReport{}) }, 20*time.Minute)
+	e.RegisterDelayedCallback(func() { cleared = metadata(t, e.TestWorkflowEnvironment) }, 25*time.Minute)
+	e.ExecuteWorkflow(RunWorkflow, input())
+	s, err := result(t, e)
+	require.NoError(t, err)
+	require.Equal(t, horizon.StatusCompleted, s.Status)
+	require.Contains(t, told, "**waiting** OpenCode exited since 03:00:00 (2 tries): opencode server exited")
+	require.NotContains(t, cleared, "**waiting**")
 }

@@ -76,6 +76,10 @@ type lead struct {
 	runID, baseCommit string
 	model, queue      string
 	limits            Limits
+	// throttle, when set, weighs each planning session against the spend
+	// ceilings (the lead has spent spent on this plan so far) and says
+	// what it runs on.
+	throttle func(ctx workflow.Context, metered session, spent float64) (session, error)
 }
 
 // plan has the lead plan the goal, handing an invalid plan back with its
@@ -85,10 +89,16 @@ func (l lead) plan(ctx workflow.Context, lanePath, goal string) (res *PlanResult
 	res = &PlanResult{}
 	for try := 1; try <= planTries; try++ {
 		res.Tries = try
+		ses := session{model: l.model, queue: l.queue}
+		if l.throttle != nil {
+			if ses, err = l.throttle(ctx, ses, res.Usage.Cost); err != nil {
+				return res, problem, err
+			}
+		}
 		var out activities.SessionOutput
-		if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("lead · plan · try %d", try), l.queue), a.AgentSession, activities.SessionInput{
+		if err := execute(ctx, sessionOptions(l.limits, fmt.Sprintf("lead · plan · try %d", try), ses.queue), a.AgentSession, activities.SessionInput{
 			RunID: l.runID, Feature: "plan", Attempt: try, Role: horizon.RoleLead, Goal: goal, Lane: lanePath, BaseCommit: l.baseCommit,
-			Model: l.model, Prompt: horizon.PlanBrief(goal, problem),
+			Model: ses.model, Prompt: horizon.PlanBrief(goal, problem),
 		}, &out); err != nil {
 			return res, problem, err
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -254,7 +255,8 @@ func (p *plannedRun) plan(ctx workflow.Context, lanePath string) error {
 		return p.given(ctx)
 	}
 	p.s.phase(ctx, horizon.PhasePlanning)
-	ld := lead{runID: p.in.RunID, baseCommit: p.in.BaseCommit, model: p.setup.Lead, queue: p.setup.leadQueue(p.in.PaidQueue), limits: p.in.Limits.withDefaults()}
+	ld := lead{runID: p.in.RunID, baseCommit: p.in.BaseCommit, model: p.setup.Lead, queue: p.setup.leadQueue(p.in.PaidQueue), limits: p.in.Limits.withDefaults(),
+		throttle: p.throttleLead}
 	planned, problem, err := ld.plan(ctx, lanePath, p.in.Goal)
 	if planned != nil {
 		st.Planning = st.Planning.Add(planned.Usage)
@@ -275,6 +277,26 @@ func (p *plannedRun) plan(ctx workflow.Context, lanePath string) error {
 	}
 	p.s.phase(ctx, horizon.PhaseFeatures)
 	return p.rec.save(ctx)
+}
+
+// throttleLead weighs a planning session of a metered lead like the
+// auditor's (loop.throttled): near a ceiling (today's spend against the
+// daily one, mostly: the run has spent little yet) the lead plans on the
+// local model that ranks for it, or the run pauses before the metered
+// call until a ceiling is raised.
+func (p *plannedRun) throttleLead(ctx workflow.Context, metered session, spent float64) (session, error) {
+	if !p.setup.LeadPaid || workflow.GetVersion(ctx, changeThrottleLead, workflow.DefaultVersion, 1) < 1 {
+		return metered, nil
+	}
+	st := &p.s.state
+	var deadline time.Time
+	if st.Budget != nil {
+		deadline = st.Budget.Deadline
+	}
+	spend := func(ctx workflow.Context) (ladder.Spend, error) {
+		return spendOf(ctx, st, st.Usage.Cost+spent, p.in.ThrottleAt, deadline)
+	}
+	return throttle{s: p.s, local: p.setup.Local, throttleAt: p.in.ThrottleAt, subject: "plan", spend: spend}.session(ctx, horizon.RoleLead, metered)
 }
 
 // runFeature runs one feature as a child workflow and returns its result.
@@ -307,6 +329,7 @@ func (p *plannedRun) runFeature(ctx workflow.Context, milestone string, f horizo
 	var res FeatureResult
 	err := p.active.Get(ctx, &res)
 	p.active = nil
+	st.Outage = nil // what the feature's activities waited out is over
 	if err != nil {
 		return nil, err
 	}

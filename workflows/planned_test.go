@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
@@ -42,6 +43,10 @@ type world struct {
 	decisions   []horizon.Decision
 	handoffs    []horizon.Status
 	integration int
+	// pre, when set, is what preflight resolves (else one unmetered model).
+	pre *activities.PreflightOutput
+	// leads are the lead's sessions: "<feature> <model> <task queue>".
+	leads []string
 }
 
 func newWorld(t *testing.T, plan horizon.PlanBlock) *world {
@@ -67,9 +72,13 @@ func (w *world) env() *testsuite.TestWorkflowEnvironment {
 	e.RegisterWorkflow(RunWorkflow)
 	e.RegisterWorkflowWithOptions(FeatureWorkflow, workflow.RegisterOptions{Name: FeatureWorkflowName})
 	e.RegisterActivity(&activities.Activities{})
-	e.OnActivity(a.Preflight, mock.Anything, mock.Anything).Return(activities.PreflightOutput{
+	pre := activities.PreflightOutput{
 		Gate: ".horizon/verify.sh", Models: map[horizon.Role]string{horizon.RoleWorker: "fake/m", horizon.RoleAuditor: "fake/m"},
-	}, nil)
+	}
+	if w.pre != nil {
+		pre = *w.pre
+	}
+	e.OnActivity(a.Preflight, mock.Anything, mock.Anything).Return(pre, nil)
 	e.OnActivity(a.PrepareLane, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.LaneInput) (activities.Lane, error) {
 		return activities.Lane{Path: "/lanes/run-1/" + in.Feature, Branch: horizon.LaneBranch(in.RunID, in.Feature), Base: "base-" + in.Feature}, nil
 	})
@@ -92,12 +101,13 @@ func (w *world) env() *testsuite.TestWorkflowEnvironment {
 		}
 		return g, nil
 	})
-	e.OnActivity(a.AgentSession, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.SessionInput) (activities.SessionOutput, error) {
+	e.OnActivity(a.AgentSession, mock.Anything, mock.Anything).Return(func(ctx context.Context, in activities.SessionInput) (activities.SessionOutput, error) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		use := horizon.Usage{Input: 100, Output: 10, Cost: 0.01}
 		switch in.Role {
 		case "lead":
+			w.leads = append(w.leads, fmt.Sprintf("%s %s %s", in.Feature, in.Model, activity.GetInfo(ctx).TaskQueue))
 			b := w.plan
 			if in.Feature != "plan" {
 				b = w.parts[in.Feature]

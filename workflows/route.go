@@ -66,16 +66,22 @@ func (l *loop) route(ctx workflow.Context) (plan, error) {
 // spend gathers the figures the ladder weighs; today's spend across runs
 // comes from an activity (it is outside the workflow's own state).
 func (l *loop) spend(ctx workflow.Context) (ladder.Spend, error) {
-	st := &l.s.state
+	return spendOf(ctx, &l.s.state, l.spent(), l.throttleAt, l.deadline)
+}
+
+// spendOf is the spend the ladder weighs for a run in state st that has
+// spent runSpent, with today's spend read (DaySpend, bounded by the
+// budget's deadline) when a daily ceiling applies.
+func spendOf(ctx workflow.Context, st *horizon.RunState, runSpent, throttleAt float64, deadline time.Time) (ladder.Spend, error) {
 	limit := func(c float64) float64 {
 		if c <= 0 {
 			return math.Inf(1) // no ceiling configured: no limit
 		}
 		return c
 	}
-	s := ladder.Spend{RunSpent: l.spent(), RunCeiling: limit(st.Ceiling), DayCeiling: limit(st.DayCeiling), ThrottleAt: l.throttleAt}
+	s := ladder.Spend{RunSpent: runSpent, RunCeiling: limit(st.Ceiling), DayCeiling: limit(st.DayCeiling), ThrottleAt: throttleAt}
 	if st.DayCeiling > 0 {
-		if err := execute(ctx, l.bound(ctx, gitOptions("spend today")), a.DaySpend, nil, &s.DaySpent); err != nil {
+		if err := execute(ctx, budgeted(ctx, deadline, gitOptions("spend today")), a.DaySpend, nil, &s.DaySpent); err != nil {
 			return s, err
 		}
 		st.DaySpent = s.DaySpent

@@ -81,6 +81,7 @@ type RunInput struct {
 // the goal as one feature through the verified-change loop (single.go).
 func RunWorkflow(ctx workflow.Context, in RunInput) (*horizon.RunState, error) {
 	s := &runStatus{state: newRunState(ctx, in), index: in.SearchAttributes, indexed: horizon.StatusRunning, supervisor: in.Supervisor, told: horizon.StatusRunning}
+	ctx = withStatus(ctx, s)
 	var res *horizon.RunState
 	var err error
 	if in.Planned {

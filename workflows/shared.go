@@ -28,6 +28,8 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/horizon/horizon/activities"
 )
 
 // Names shared by workflows, the worker and the CLI.
@@ -57,6 +59,10 @@ const (
 	// SignalControl carries a run's pause and ceilings to its running
 	// feature (Control).
 	SignalControl = "control"
+	// SignalOutage carries what a retrying activity waits out
+	// (activities.OutageReport) to the workflow that scheduled it, and
+	// from a feature's activity to its run too.
+	SignalOutage = activities.SignalOutage
 	// SignalProgress is the signal a feature sends its run after each
 	// attempt (Progress), so the run's status shows attempts as they happen.
 	SignalProgress = "feature-progress"

@@ -12,8 +12,12 @@ import (
 
 // changeThrottleRoles applies the spend throttle to the auditor and the
 // lead as well as the worker: histories recorded before it replay with
-// those sessions on their metered models.
-const changeThrottleRoles = "throttle-roles"
+// those sessions on their metered models. changeThrottleLead applies it
+// to the lead's planning sessions of a planned run too.
+const (
+	changeThrottleRoles = "throttle-roles"
+	changeThrottleLead  = "throttle-lead-plan"
+)
 
 // session is the model and queue of a role's next session.
 type session struct {
@@ -31,27 +35,46 @@ func (l *loop) throttled(ctx workflow.Context, role horizon.Role, metered sessio
 	if !paid || workflow.GetVersion(ctx, changeThrottleRoles, workflow.DefaultVersion, 1) < 1 {
 		return metered, nil
 	}
-	st := &l.s.state
 	// The attempt in flight has spent already (its worker): count it.
-	st.Recount()
+	l.s.state.Recount()
+	return throttle{s: l.s, local: l.setup.Local, throttleAt: l.throttleAt, subject: l.job.id, spend: l.spend}.session(ctx, role, metered)
+}
+
+// throttle weighs a metered session against the spend ceilings: the run
+// it is for, the local model of each role, the throttle point, the
+// subject of a spend notification (a feature, "plan") and how the spend
+// is gathered.
+type throttle struct {
+	s          *runStatus
+	local      map[horizon.Role]string
+	throttleAt float64
+	subject    string
+	spend      func(workflow.Context) (ladder.Spend, error)
+}
+
+// session is the session role gets instead of metered: metered below
+// the throttle point, else the role's local model, else (none ranks for
+// it) after a pause until a ceiling is raised, weighed again.
+func (th throttle) session(ctx workflow.Context, role horizon.Role, metered session) (session, error) {
+	st := &th.s.state
 	for {
-		sp, err := l.spend(ctx)
+		sp, err := th.spend(ctx)
 		if err != nil {
 			return session{}, err
 		}
 		if !sp.Limited() {
 			return metered, nil
 		}
-		if local := l.setup.Local[role]; local != "" {
+		if local := th.local[role]; local != "" {
 			// Local sessions run on the run's own queue, not the paid one.
 			return session{model: local}, nil
 		}
 		ceiling, day := st.Ceiling, st.DayCeiling
 		reason := fmt.Sprintf("the %s's model %s is metered and spend ($%.4f of the run, $%.4f today) is at or past %g of a ceiling (run $%.4f, day $%.4f), and no local model ranks for %s; raise it with `horizon set-ceiling %s USD` (--day for the daily one)",
-			role, metered.model, sp.RunSpent, sp.DaySpent, throttleOf(l.throttleAt), ceiling, day, role, st.RunID)
-		l.s.notifySpend(ctx, l.job.id, reason, ceiling, day)
+			role, metered.model, sp.RunSpent, sp.DaySpent, throttleOf(th.throttleAt), ceiling, day, role, st.RunID)
+		th.s.notifySpend(ctx, th.subject, reason, ceiling, day)
 		raised := func() bool { return st.Ceiling != ceiling || st.DayCeiling != day }
-		if err := l.s.waitIn(ctx, horizon.PhasePaused, reason, raised, time.Hour); err != nil {
+		if err := th.s.waitIn(ctx, horizon.PhasePaused, reason, raised, time.Hour); err != nil {
 			return session{}, err
 		}
 	}

@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"regexp"
 	"strings"
 	"time"
 
@@ -77,7 +76,7 @@ func outageOf(pa *workflowpb.PendingActivityInfo, now time.Time) *horizon.Outage
 	}
 	attempt := int(pa.GetAttempt())
 	lastErr := rootMessage(pa.GetLastFailure())
-	if timedOut.MatchString(lastErr) {
+	if horizon.TimedOut(lastErr) {
 		// A session cut off by its timeout while OpenCode retried: the
 		// provider's error says more than the timeout does.
 		switch {
@@ -138,7 +137,7 @@ func outageOf(pa *workflowpb.PendingActivityInfo, now time.Time) *horizon.Outage
 	if o.Since.IsZero() || o.Since.After(now) {
 		o.Since = now
 	}
-	o.On = outageKind(name, o.LastError)
+	o.On = horizon.OutageKind(name, o.LastError)
 	o.Since, o.Next = o.Since.Local(), localOrZero(o.Next)
 	return o
 }
@@ -164,34 +163,4 @@ func rootMessage(f *failurepb.Failure) string {
 		}
 	}
 	return msg
-}
-
-var (
-	providerDown = regexp.MustCompile(`(?i)cannot connect|connection refused|econnrefused|econnreset|unable to connect|fetch failed|socket hang up|service unavailable|bad gateway|gateway time-?out|overloaded|rate limit|too many requests|http (429|5\d\d)|\b5\d\d\b`)
-	diskFull     = regexp.MustCompile(`(?i)no space left on device|disk full|enospc|quota exceeded`)
-	gitLocked    = regexp.MustCompile(`(?i)index\.lock|unable to create .*\.lock|another git process`)
-	agentGone    = regexp.MustCompile(`(?i)opencode server exited|opencode .*exited|start opencode|opencode did not answer`)
-	timedOut     = regexp.MustCompile(`(?i)timeout|timed out|deadline exceeded`)
-)
-
-// outageKind names what an activity's failures say is down.
-func outageKind(activity, msg string) string {
-	session := activity == "AgentSession" || activity == "Diagnose"
-	switch {
-	case diskFull.MatchString(msg):
-		return "disk full"
-	case gitLocked.MatchString(msg):
-		return "git index locked"
-	case agentGone.MatchString(msg):
-		return "OpenCode exited"
-	case session && providerDown.MatchString(msg):
-		return "model provider unreachable"
-	case session && timedOut.MatchString(msg):
-		return "agent session timed out"
-	case activity == "RunGate":
-		return "gate failing to run"
-	case session:
-		return "agent session failing"
-	}
-	return activity + " failing"
 }

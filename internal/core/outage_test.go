@@ -15,26 +15,6 @@ import (
 	"github.com/horizon/horizon/activities"
 )
 
-func TestOutageKind(t *testing.T) {
-	tests := []struct {
-		activity, msg, want string
-	}{
-		{"AgentSession", "opencode session ses_1: APIError: Cannot connect to API: connect ECONNREFUSED 127.0.0.1:4000", "model provider unreachable"},
-		{"AgentSession", "opencode session ses_1: APIError (HTTP 503): Service Unavailable", "model provider unreachable"},
-		{"AgentSession", "opencode server exited (pid 12) while session ses_1 ran: signal: killed", "OpenCode exited"},
-		{"AgentSession", "activity StartToClose timeout", "agent session timed out"},
-		{"CommitFeature", "git commit: fatal: Unable to create '/repo/.git/index.lock': File exists.", "git index locked"},
-		{"RunGate", "write receipt: no space left on device", "disk full"},
-		{"RunGate", "start gate: fork/exec: resource temporarily unavailable", "gate failing to run"},
-		{"PrepareLane", "something odd", "PrepareLane failing"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.want+"/"+tt.activity, func(t *testing.T) {
-			require.Equal(t, tt.want, outageKind(tt.activity, tt.msg))
-		})
-	}
-}
-
 func TestOutageOf(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 3, 12, 0, 0, time.UTC)
 	now := t0.Add(30 * time.Minute)

@@ -59,7 +59,6 @@ func (r Reader) Run(ctx context.Context, id string) (st *horizon.RunState, live 
 		if query(ctx, r.Client, id, &s) == nil {
 			liveSessions(&s, desc.GetPendingActivities())
 			s.Outage = Outage(ctx, r.Client, desc)
-			s.Outage = Outage(ctx, r.Client, desc)
 			return &s, true, nil
 		}
 		s2 := StateFromMemo(id, info.GetMemo())

@@ -153,6 +153,7 @@ func Serve(ctx context.Context, o Options) error {
 		Home: cfg.DataDir(), Sessions: sessions, GateAllowEnv: cfg.Gate.AllowEnv, AstGrepBin: cfg.Agent.AstGrepBin, Logger: log,
 		Reader:   reader.Config{BaseURL: cfg.Reader.BaseURL, Model: cfg.Reader.Model, APIKey: cfg.Reader.APIKey},
 		Engine:   core.Reader{Client: c, Namespace: cfg.Temporal.Namespace},
+		Signals:  c,
 		Identity: identity,
 	}
 	w := worker.New(c, cfg.Temporal.TaskQueue, worker.Options{

@@ -12,16 +12,20 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	sdkpb "go.temporal.io/api/sdk/v1"
+	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/demo"
+	"github.com/horizon/horizon/internal/engine"
 	"github.com/horizon/horizon/internal/fakemodel"
 )
 
 // outageWorld is a one-feature run of the demo whose first worker
 // conversation hangs at its first model call (rule "worker-outage"), with
 // a 20-second session timeout: an outage of a few minutes outlasts many
-// session attempts.
+// session attempts. Each world has its own home, ports and model server,
+// so the outage tests run in parallel (they mostly wait).
 func outageWorld(t *testing.T) (w *world, id, repo, head string) {
 	script := demoScript(t)
 	hang := script.Rules[0]
@@ -54,10 +58,15 @@ type outageWatch struct {
 	seen     []horizon.Outage
 	firstAt  time.Time
 	terminal *horizon.RunState
+	// markdown is the run's Markdown (the Web UI's) at each poll that
+	// read an outage; mdWaiting counts those that had the waiting line.
+	markdown  []string
+	mdWaiting int
 }
 
 func (w *world) watchOutage(id string, until time.Time) outageWatch {
 	var ow outageWatch
+	eng := w.engineClient()
 	for time.Now().Before(until) {
 		s := w.status(id)
 		if ow.polls%15 == 0 {
@@ -73,10 +82,45 @@ func (w *world) watchOutage(id string, until time.Time) outageWatch {
 				ow.firstAt = time.Now()
 			}
 			ow.seen = append(ow.seen, *s.Outage)
+			md := markdown(w.t, eng, id)
+			ow.markdown = append(ow.markdown, md)
+			if strings.Contains(md, "**waiting** ") {
+				ow.mdWaiting++
+			}
 		}
 		time.Sleep(time.Second)
 	}
 	return ow
+}
+
+// engineClient dials the world's engine as its owner (with the token in
+// its home), closed when the test ends.
+func (w *world) engineClient() client.Client {
+	w.t.Helper()
+	tok, err := engine.ReadToken(engine.TokenPath(w.home))
+	require.NoError(w.t, err)
+	opts := client.Options{
+		HostPort: "127.0.0.1:" + envValue(w.env, "HORIZON_TEMPORAL_PORT"), Namespace: "default",
+		Credentials: client.NewAPIKeyStaticCredentials(tok),
+	}
+	opts.ConnectionOptions.TLSDisabled = true
+	c, err := client.Dial(opts)
+	require.NoError(w.t, err)
+	w.t.Cleanup(c.Close)
+	return c
+}
+
+// markdown is a workflow's Markdown as the Temporal Web UI reads it: the
+// current details of its metadata query.
+func markdown(t *testing.T, c client.Client, id string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	v, err := c.QueryWorkflow(ctx, id, "", "__temporal_workflow_metadata")
+	require.NoError(t, err)
+	var md sdkpb.WorkflowMetadata
+	require.NoError(t, v.Get(&md))
+	return md.GetCurrentDetails()
 }
 
 // finishedOnce checks that the run completed and its fix landed once.
@@ -91,17 +135,19 @@ func finishedOnce(t *testing.T, w *world, id, repo, head string) {
 }
 
 // The model provider goes away in the middle of a worker session and
-// comes back after longer than the old retry cap (five 20-second session
-// attempts, about two minutes): the run waits instead of failing, and
-// completes once. While it waits, `horizon status` says so (in --json and
-// in text), from the first seconds, while OpenCode itself retries.
+// comes back after four minutes, twice the old retry cap (five 20-second
+// session attempts, about two minutes): the run waits instead of failing,
+// and completes once. While it waits, `horizon status` says so (in --json
+// and in text), from the first seconds, while OpenCode itself retries,
+// and so does the run's Markdown in the Web UI.
 func TestOutageProviderAwayWaits(t *testing.T) {
 	needsE2E(t)
+	t.Parallel()
 	w, id, repo, head := outageWorld(t)
 
 	require.NoError(t, w.model.Down())
 	down := time.Now()
-	outage := 150 * time.Second // > the ~2 minutes after which the run used to fail
+	outage := 4 * time.Minute // twice the ~2 minutes after which the run used to fail
 	ow := w.watchOutage(id, down.Add(outage))
 	require.Nil(t, ow.terminal, "the run ended during the outage: %+v", ow.terminal)
 	require.NotEmpty(t, ow.seen, "status never said the run was waiting")
@@ -122,8 +168,14 @@ func TestOutageProviderAwayWaits(t *testing.T) {
 	require.Equal(t, 0, code, text)
 	require.Regexp(t, `waiting\s+model provider unreachable since \d\d:\d\d:\d\d \(\d+ tries`, text)
 
+	// The Web UI's Markdown: the workflow heard its session say it waits.
+	t.Logf("Markdown had the waiting line in %d of %d polls that read an outage; last:\n%s", ow.mdWaiting, len(ow.markdown), ow.markdown[len(ow.markdown)-1])
+	require.Regexp(t, `\*\*waiting\*\* model provider unreachable since \d\d:\d\d:\d\d \(\d+ tr(y|ies)[^)]*\): \S`, ow.markdown[len(ow.markdown)-1])
+	require.GreaterOrEqual(t, ow.mdWaiting*10, len(ow.markdown)*8, "the Markdown said waiting most of the outage")
+
 	require.NoError(t, w.model.Up())
 	finishedOnce(t, w, id, repo, head)
+	require.NotContains(t, markdown(t, w.engineClient(), id), "**waiting**", "the completed run waits on nothing")
 }
 
 // OpenCode is killed six times in a row during one worker session (the
@@ -132,6 +184,7 @@ func TestOutageProviderAwayWaits(t *testing.T) {
 // and completes once.
 func TestOutageOpenCodeKilledWaits(t *testing.T) {
 	needsE2E(t)
+	t.Parallel()
 	w, id, repo, head := outageWorld(t)
 
 	killed := map[int]bool{}
