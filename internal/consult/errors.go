@@ -1,0 +1,11 @@
+package consult
+
+import "errors"
+
+// ErrNotRegistered: no session activity registered the lane, so a consult
+// from it belongs to no attempt (a session horizon did not start).
+var ErrNotRegistered = errors.New("lane not registered for consults")
+
+// ErrBadInput: the tool call's arguments are unusable; the message says
+// what to send instead.
+var ErrBadInput = errors.New("bad consult_advisor input")
