@@ -54,6 +54,11 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 	if err := a.mustSee("lane", in.Lane); err != nil {
 		return SessionOutput{}, err
 	}
+	if in.Role == horizon.RoleWorker {
+		if err := a.registerConsults(in); err != nil {
+			return SessionOutput{}, err
+		}
+	}
 	moved := a.movedFrom(hb)
 	if moved {
 		prompt = movedBrief(ctx, prompt, in.Lane, in.BaseCommit, hb)
@@ -130,6 +135,11 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 	}
 	if err := writeArtifact(out.Transcript, []byte(transcript(in, prompt, res))); err != nil {
 		return out, err
+	}
+	if in.Role == horizon.RoleWorker {
+		if err := a.addConsults(in, &out); err != nil {
+			return out, err
+		}
 	}
 	if err := a.recordSpend(in.RunID, fmt.Sprintf("%s/%s/%d/%s", in.RunID, in.Feature, in.Attempt, in.Role), out.Usage.Cost); err != nil {
 		return out, err
