@@ -21,6 +21,15 @@ const (
 	ToolID = ServerName + "_" + ToolName
 )
 
+// CallTimeout is how long OpenCode waits for one consult_advisor call (the
+// MCP server's request timeout in its config; OpenCode's default, 5s, is
+// too short for a model's answer). A consult gives up a little earlier, so
+// its failure is recorded and answered before OpenCode stops waiting.
+const (
+	CallTimeout   = 10 * time.Minute
+	consultBudget = CallTimeout - 30*time.Second
+)
+
 // Bounds of what one consult sends, so a long session cannot make the
 // consultation itself overflow.
 const (
@@ -89,6 +98,8 @@ type Question struct {
 // consult in the attempt's ledger and returns it. A failed consultation is
 // recorded too (Error set) and returned with the error.
 func (a *Advisor) Ask(ctx context.Context, q Question) (horizon.Consult, error) {
+	ctx, cancel := context.WithTimeout(ctx, consultBudget)
+	defer cancel()
 	question := strings.TrimSpace(q.Question)
 	if question == "" {
 		return horizon.Consult{}, fmt.Errorf("%w: question is empty; ask one clear question, with optional context", ErrBadInput)
