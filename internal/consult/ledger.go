@@ -26,9 +26,15 @@ type Registration struct {
 }
 
 // registrationPath is where a lane's registration lives: under home, never
-// in the lane (nothing may leak into a commit).
+// in the lane (nothing may leak into a commit). The lane is named by its
+// real path, as the session activity and OpenCode (which starts the tool's
+// server there) may spell it differently through a symlink.
 func registrationPath(home, lane string) string {
-	sum := sha256.Sum256([]byte(filepath.Clean(lane)))
+	lane = filepath.Clean(lane)
+	if real, err := filepath.EvalSymlinks(lane); err == nil {
+		lane = real
+	}
+	sum := sha256.Sum256([]byte(lane))
 	return filepath.Join(home, "consult", hex.EncodeToString(sum[:12])+".json")
 }
 
