@@ -6,8 +6,9 @@ package agent
 //
 // OpenCode 1.18.33 starts a local MCP server once per instance (per
 // directory, with the directory as working directory) and calls its tools
-// without saying which session asked: the caller is the session in that
-// directory whose latest assistant message has the tool's call running.
+// without saying which session asked: the caller is a session in that
+// directory whose latest assistant message has a call of the tool running
+// (RunningCalls); the call's arguments tell parallel calls apart.
 
 import (
 	"context"
@@ -81,15 +82,21 @@ type consultMessage struct {
 	} `json:"parts"`
 }
 
-// CallingSession finds the session in dir that is running tool now: a
-// session OpenCode reports busy (or retrying) whose latest assistant message
-// has a call of tool pending or running. It returns the session and the
-// call's ID; ErrNoCaller when no session is, and an error naming them all
-// when more than one is (the caller cannot be told apart).
-func (s *Server) CallingSession(ctx context.Context, dir, tool string) (sessionID, callID string, err error) {
+// RunningCall is a call of a tool that a session is running now.
+type RunningCall struct {
+	Session string
+	CallID  string
+	Input   json.RawMessage // the call's arguments, as the model sent them
+}
+
+// RunningCalls lists the calls of tool running in dir now: in each session
+// OpenCode reports busy (or retrying), the calls of tool pending or running
+// in its latest assistant message, by session ID. The caller of an MCP tool
+// is among them (OpenCode does not say which session calls).
+func (s *Server) RunningCalls(ctx context.Context, dir, tool string) ([]RunningCall, error) {
 	var all map[string]ocStatus
 	if err := s.call(ctx, http.MethodGet, "/session/status", dirQuery(dir), nil, &all); err != nil {
-		return "", "", err
+		return nil, err
 	}
 	ids := make([]string, 0, len(all))
 	for id, st := range all {
@@ -98,14 +105,13 @@ func (s *Server) CallingSession(ctx context.Context, dir, tool string) (sessionI
 		}
 	}
 	sort.Strings(ids)
-	type hit struct{ session, call string }
-	var hits []hit
+	var out []RunningCall
 	for _, id := range ids {
 		var msgs []consultMessage
 		q := dirQuery(dir)
 		q.Set("limit", "2")
 		if err := s.call(ctx, http.MethodGet, "/session/"+url.PathEscape(id)+"/message", q, nil, &msgs); err != nil {
-			return "", "", err
+			return nil, err
 		}
 		for i := len(msgs) - 1; i >= 0; i-- {
 			if msgs[i].Info.Role != "assistant" {
@@ -113,23 +119,13 @@ func (s *Server) CallingSession(ctx context.Context, dir, tool string) (sessionI
 			}
 			for _, p := range msgs[i].Parts {
 				if p.Type == "tool" && p.Tool == tool && p.State != nil && (p.State.Status == "running" || p.State.Status == "pending") {
-					hits = append(hits, hit{id, p.CallID})
+					out = append(out, RunningCall{Session: id, CallID: p.CallID, Input: p.State.Input})
 				}
 			}
 			break
 		}
 	}
-	switch len(hits) {
-	case 0:
-		return "", "", fmt.Errorf("%w: no session in %s is running %s", ErrNoCaller, dir, tool)
-	case 1:
-		return hits[0].session, hits[0].call, nil
-	}
-	names := make([]string, len(hits))
-	for i, h := range hits {
-		names[i] = h.session
-	}
-	return "", "", fmt.Errorf("%w: sessions %s in %s all run %s at once", ErrNoCaller, strings.Join(names, ", "), dir, tool)
+	return out, nil
 }
 
 // RecentMessages returns the last n messages of a session, oldest first.

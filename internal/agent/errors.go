@@ -15,10 +15,6 @@ var ErrProtocol = errors.New("protocol error")
 // exited; the caller can start a new Server and resume the session.
 var ErrServerExited = errors.New("opencode server exited")
 
-// ErrNoCaller: no single session in the directory is calling the tool
-// (CallingSession).
-var ErrNoCaller = errors.New("no calling session")
-
 // ProtocolError says why an agent's final message does not carry a usable
 // report block. An attempt that ends with one is a protocol_error attempt,
 // never a success.

@@ -2,6 +2,7 @@ package consult
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -42,7 +43,7 @@ const (
 // Backend is the part of OpenCode's API a consult uses; *agent.Server
 // implements it.
 type Backend interface {
-	CallingSession(ctx context.Context, dir, tool string) (sessionID, callID string, err error)
+	RunningCalls(ctx context.Context, dir, tool string) ([]agent.RunningCall, error)
 	RecentMessages(ctx context.Context, dir, sessionID string, n int) ([]agent.Message, error)
 	RunSession(ctx context.Context, req agent.SessionRequest, onProgress func(agent.Progress)) (agent.SessionResult, error)
 }
@@ -108,7 +109,7 @@ func (a *Advisor) Ask(ctx context.Context, q Question) (horizon.Consult, error) 
 	if err != nil {
 		return horizon.Consult{}, err
 	}
-	sid, callID, err := a.b.CallingSession(ctx, a.o.Dir, ToolID)
+	sid, callID, err := a.caller(ctx, question, reg.Ledger)
 	if err != nil {
 		return horizon.Consult{}, fmt.Errorf("consult: find the calling session: %w", err)
 	}
@@ -151,6 +152,39 @@ func (a *Advisor) Ask(ctx context.Context, q Question) (horizon.Consult, error) 
 		return c, err
 	}
 	return c, nil
+}
+
+// caller finds the session and tool call this request answers, among the
+// calls of the tool running in the lane: the one whose question is this
+// question (a model may make parallel calls), not yet in the ledger (two
+// parallel calls may ask the same). A lone running call is the caller
+// whatever its arguments say.
+func (a *Advisor) caller(ctx context.Context, question, ledger string) (sessionID, callID string, err error) {
+	calls, err := a.b.RunningCalls(ctx, a.o.Dir, ToolID)
+	if err != nil {
+		return "", "", err
+	}
+	if len(calls) == 0 {
+		return "", "", fmt.Errorf("%w: no session in %s is running %s", ErrNoCaller, a.o.Dir, ToolID)
+	}
+	if len(calls) == 1 {
+		return calls[0].Session, calls[0].CallID, nil
+	}
+	done, err := Read(ledger)
+	if err != nil {
+		return "", "", err
+	}
+	recorded := map[string]bool{}
+	for _, c := range done {
+		recorded[c.ID] = true
+	}
+	for _, c := range calls {
+		var in Question
+		if json.Unmarshal(c.Input, &in) == nil && strings.TrimSpace(in.Question) == question && !recorded[c.CallID] {
+			return c.Session, c.CallID, nil
+		}
+	}
+	return "", "", fmt.Errorf("%w: %d calls of %s run in %s and none asks this question", ErrNoCaller, len(calls), ToolID, a.o.Dir)
 }
 
 func usage(u agent.Usage) horizon.Usage {

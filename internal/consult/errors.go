@@ -9,3 +9,6 @@ var ErrNotRegistered = errors.New("lane not registered for consults")
 // ErrBadInput: the tool call's arguments are unusable; the message says
 // what to send instead.
 var ErrBadInput = errors.New("bad consult_advisor input")
+
+// ErrNoCaller: no session in the lane is running this call of the tool.
+var ErrNoCaller = errors.New("no calling session")

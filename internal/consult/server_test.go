@@ -2,6 +2,7 @@ package consult
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -16,8 +17,7 @@ import (
 
 // fakeBackend stands in for OpenCode's API.
 type fakeBackend struct {
-	session  string
-	call     string
+	calls    []agent.RunningCall
 	findErr  error
 	msgs     []agent.Message
 	answer   string
@@ -27,11 +27,17 @@ type fakeBackend struct {
 	asked    int // RecentMessages' n
 }
 
-func (f *fakeBackend) CallingSession(_ context.Context, _, tool string) (string, string, error) {
+func (f *fakeBackend) RunningCalls(_ context.Context, _, tool string) ([]agent.RunningCall, error) {
 	if tool != ToolID {
-		return "", "", errors.New("asked for the wrong tool " + tool)
+		return nil, errors.New("asked for the wrong tool " + tool)
 	}
-	return f.session, f.call, f.findErr
+	return f.calls, f.findErr
+}
+
+// running is one running call of the tool in the worker's session.
+func running(call, question string) agent.RunningCall {
+	in, _ := json.Marshal(map[string]string{"question": question})
+	return agent.RunningCall{Session: "ses_worker", CallID: call, Input: in}
 }
 
 func (f *fakeBackend) RecentMessages(_ context.Context, _, _ string, n int) ([]agent.Message, error) {
@@ -85,6 +91,7 @@ func TestConsultAdvisorTool(t *testing.T) {
 		register  bool
 		// what the worker's model reads, and what the ledger holds
 		wantError   string // substring of a tool error; "" for an answer
+		wantCall    string // the call the consult is recorded under
 		wantAnswer  string
 		wantRuns    int
 		wantLedger  int
@@ -96,53 +103,74 @@ func TestConsultAdvisorTool(t *testing.T) {
 		{
 			name:    "answer comes back and is recorded with its cost",
 			args:    map[string]any{"question": "Should I fix the operator or rewrite the script?", "context": "the gate runs tests/test_add.sh"},
-			backend: fakeBackend{session: "ses_worker", call: "call_1", msgs: history, answer: "Fix the operator on add.sh:2; keep the script.", usage: agent.Usage{Input: 900, Output: 40, Cost: 0.0123}},
+			backend: fakeBackend{calls: []agent.RunningCall{running("call_1", "")}, msgs: history, answer: "Fix the operator on add.sh:2; keep the script.", usage: agent.Usage{Input: 900, Output: 40, Cost: 0.0123}},
 			model:   "fake/advisor", maxTokens: 2000, register: true,
-			wantAnswer: "Fix the operator on add.sh:2; keep the script.", wantRuns: 1, wantLedger: 1, wantCost: 0.0123,
+			wantAnswer: "Fix the operator on add.sh:2; keep the script.", wantCall: "call_1", wantRuns: 1, wantLedger: 1, wantCost: 0.0123,
 			wantInBrief: []string{"Should I fix the operator or rewrite the script?", "the gate runs tests/test_add.sh", "Feature f1: make add.sh add", "I see two ways", "[tool read completed]", "echo $(( $1 - $2 ))", "at most 2000 tokens"},
 			notInBrief:  []string{`"which way?"`},
 		},
 		{
 			name:    "an answer over max_tokens is cut and marked",
 			args:    map[string]any{"question": "Explain everything"},
-			backend: fakeBackend{session: "ses_worker", call: "call_2", answer: strings.Repeat("word ", 100), usage: agent.Usage{Cost: 0.5}},
+			backend: fakeBackend{calls: []agent.RunningCall{running("call_2", "")}, answer: strings.Repeat("word ", 100), usage: agent.Usage{Cost: 0.5}},
 			model:   "fake/advisor", maxTokens: 10, register: true,
-			wantAnswer: strings.Repeat("word ", 8) + "\n…[answer cut at advisor.consult.max_tokens = 10]", wantRuns: 1, wantLedger: 1, wantTrunc: true, wantCost: 0.5,
+			wantAnswer: strings.Repeat("word ", 8) + "\n…[answer cut at advisor.consult.max_tokens = 10]", wantCall: "call_2", wantRuns: 1, wantLedger: 1, wantTrunc: true, wantCost: 0.5,
 		},
 		{
 			name:      "no model configured: the resolver picks it",
 			args:      map[string]any{"question": "ok?"},
-			backend:   fakeBackend{session: "ses_worker", call: "call_3", answer: "yes"},
+			backend:   fakeBackend{calls: []agent.RunningCall{running("call_3", "")}, answer: "yes"},
 			maxTokens: 100, register: true,
-			wantAnswer: "yes", wantRuns: 1, wantLedger: 1,
+			wantAnswer: "yes", wantCall: "call_3", wantRuns: 1, wantLedger: 1,
 		},
 		{
 			name:    "an empty question is refused before any model call",
 			args:    map[string]any{"question": "   "},
-			backend: fakeBackend{session: "ses_worker", call: "call_4", answer: "unused"},
+			backend: fakeBackend{calls: []agent.RunningCall{running("call_4", "")}, answer: "unused"},
 			model:   "fake/advisor", maxTokens: 100, register: true,
 			wantError: "question is empty",
 		},
 		{
 			name:    "a lane no attempt registered is refused",
 			args:    map[string]any{"question": "ok?"},
-			backend: fakeBackend{session: "ses_worker", call: "call_5", answer: "unused"},
+			backend: fakeBackend{calls: []agent.RunningCall{running("call_5", "")}, answer: "unused"},
 			model:   "fake/advisor", maxTokens: 100,
 			wantError: "lane not registered for consults",
 		},
 		{
-			name:    "no calling session found",
+			name:    "no session runs the call",
 			args:    map[string]any{"question": "ok?"},
-			backend: fakeBackend{findErr: agent.ErrNoCaller},
+			backend: fakeBackend{},
 			model:   "fake/advisor", maxTokens: 100, register: true,
-			wantError: "find the calling session",
+			wantError: "no session in",
+		},
+		{
+			name:    "OpenCode's API unreachable",
+			args:    map[string]any{"question": "ok?"},
+			backend: fakeBackend{findErr: errors.New("opencode GET /session/status: connection refused")},
+			model:   "fake/advisor", maxTokens: 100, register: true,
+			wantError: "connection refused",
+		},
+		{
+			name:    "parallel calls: the one asking this question is the caller",
+			args:    map[string]any{"question": "Which test covers it?"},
+			backend: fakeBackend{calls: []agent.RunningCall{running("call_7", "Is the operator wrong?"), running("call_8", "Which test covers it?")}, answer: "tests/test_add.sh"},
+			model:   "fake/advisor", maxTokens: 100, register: true,
+			wantAnswer: "tests/test_add.sh", wantCall: "call_8", wantRuns: 1, wantLedger: 1,
+		},
+		{
+			name:    "parallel calls none of which asks this question",
+			args:    map[string]any{"question": "Something else?"},
+			backend: fakeBackend{calls: []agent.RunningCall{running("call_7", "Is the operator wrong?"), running("call_8", "Which test covers it?")}, answer: "unused"},
+			model:   "fake/advisor", maxTokens: 100, register: true,
+			wantError: "none asks this question",
 		},
 		{
 			name:    "a failed consult model is a tool error, recorded with its cost",
 			args:    map[string]any{"question": "ok?"},
-			backend: fakeBackend{session: "ses_worker", call: "call_6", runErr: errors.New("provider down"), usage: agent.Usage{Cost: 0.01}},
+			backend: fakeBackend{calls: []agent.RunningCall{running("call_6", "")}, runErr: errors.New("provider down"), usage: agent.Usage{Cost: 0.01}},
 			model:   "fake/advisor", maxTokens: 100, register: true,
-			wantError: "provider down", wantRuns: 1, wantLedger: 1, wantCost: 0.01,
+			wantError: "provider down", wantCall: "call_6", wantRuns: 1, wantLedger: 1, wantCost: 0.01,
 		},
 	}
 	for _, tc := range tests {
@@ -194,7 +222,7 @@ func TestConsultAdvisorTool(t *testing.T) {
 			}
 			if tc.wantLedger > 0 {
 				c := recs[0]
-				require.Equal(t, tc.backend.call, c.ID)
+				require.Equal(t, tc.wantCall, c.ID)
 				require.Equal(t, "ses_worker", c.Session)
 				require.Equal(t, "ses_advisor", c.AdvisorSession)
 				require.Equal(t, tc.wantCost, c.Usage.Cost)
