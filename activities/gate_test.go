@@ -58,8 +58,14 @@ func TestRunGateIsATrackedChild(t *testing.T) {
 		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
 		return err == nil
 	}, 10*time.Second, 10*time.Millisecond)
-	rec, err := os.ReadFile(filepath.Join(records, strconv.Itoa(pid)))
-	require.NoError(t, err, "the running gate is recorded by its pid")
+	// The record is written right after the start, so the script may
+	// write its pid first: wait for the record as well.
+	var rec []byte
+	require.Eventually(t, func() bool {
+		b, err := os.ReadFile(filepath.Join(records, strconv.Itoa(pid)))
+		rec = b
+		return err == nil && len(b) > 0
+	}, 10*time.Second, 10*time.Millisecond, "the running gate is recorded by its pid")
 	require.True(t, strings.HasPrefix(string(rec), strconv.Itoa(pid)+" "+strconv.Itoa(pid)+" "), "pid and group: %q", rec)
 	require.Contains(t, string(rec), "verify.sh")
 
@@ -67,7 +73,7 @@ func TestRunGateIsATrackedChild(t *testing.T) {
 	r := <-done
 	require.NoError(t, r.err)
 	require.Equal(t, "pass", r.run.Verdict, r.run.Tail)
-	_, err = os.Stat(filepath.Join(records, strconv.Itoa(pid)))
+	_, err := os.Stat(filepath.Join(records, strconv.Itoa(pid)))
 	require.ErrorIs(t, err, os.ErrNotExist, "the record goes with the gate")
 	_, alive := procAlive(pid)
 	require.False(t, alive)

@@ -67,6 +67,11 @@ func (a *Activities) agentSession(ctx context.Context, in SessionInput, t *outag
 	if err := a.mustSee("lane", in.Lane); err != nil {
 		return SessionOutput{}, nil, err
 	}
+	if in.Role == horizon.RoleWorker {
+		if err := a.registerConsults(in); err != nil {
+			return SessionOutput{}, nil, err
+		}
+	}
 	moved := a.movedFrom(hb)
 	if moved {
 		prompt = movedBrief(ctx, prompt, in.Lane, in.BaseCommit, hb)
@@ -163,6 +168,11 @@ func (a *Activities) agentSession(ctx context.Context, in SessionInput, t *outag
 	}
 	if err := writeArtifact(out.Transcript, []byte(transcript(in, prompt, res))); err != nil {
 		return out, nil, err
+	}
+	if in.Role == horizon.RoleWorker {
+		if err := a.addConsults(in, &out); err != nil {
+			return out, nil, err
+		}
 	}
 	if err := a.recordSpend(in.RunID, fmt.Sprintf("%s/%s/%d/%s", in.RunID, in.Feature, in.Attempt, in.Role), out.Usage.Cost); err != nil {
 		return out, nil, err

@@ -132,6 +132,9 @@ type SessionOutput struct {
 	// and a fresh one replaced it here ("session moved: old → new (worker
 	// W lost)"); empty otherwise.
 	Moved string `json:",omitempty"`
+	// Consults are the worker's consult_advisor calls (its attempt's
+	// ledger); their cost is already in Usage.
+	Consults []horizon.Consult `json:",omitempty"`
 }
 
 // SessionHeartbeat is recorded while a session runs; a retried activity

@@ -30,6 +30,7 @@ type Config struct {
 	Worker   Worker   `mapstructure:"worker"`
 	Spend    Spend    `mapstructure:"spend"`
 	Reader   Reader   `mapstructure:"reader"`
+	Advisor  Advisor  `mapstructure:"advisor"`
 
 	Supervisor Supervisor `mapstructure:"supervisor"`
 	Notify     Notify     `mapstructure:"notify"`
@@ -234,6 +235,26 @@ type Models struct {
 	Default string `mapstructure:"default"`
 	// File is a leaderboard (zilX models.json format) replacing the bundled one.
 	File string `mapstructure:"file"`
+}
+
+// Advisor configures the advisor: here, the consult tool the worker can
+// call (`horizon mcp`).
+type Advisor struct {
+	// ConsultModel is the model that answers a consultation
+	// ("provider/model"); empty means the leaderboard's best lead model.
+	ConsultModel string  `mapstructure:"consult_model"`
+	Consult      Consult `mapstructure:"consult"`
+}
+
+// Consult configures the consult_advisor tool.
+type Consult struct {
+	// Enabled registers the tool in the worker's OpenCode configuration.
+	Enabled bool `mapstructure:"enabled"`
+	// IncludeContextMessages is how many of the calling session's latest
+	// messages go with the question.
+	IncludeContextMessages int `mapstructure:"include_context_messages"`
+	// MaxTokens bounds the answer.
+	MaxTokens int `mapstructure:"max_tokens"`
 }
 
 // Agent configures the agent runtime (OpenCode).

@@ -10,6 +10,7 @@ import (
 // elsewhere: by the agent package, and by the test suites and bench script.
 var otherEnv = []string{
 	"HORIZON_OPENCODE_BIN",
+	"HORIZON_OPENCODE_URL", // set by horizon for its MCP server (internal/agent.EnvServerURL)
 	"HORIZON_RECORD_HISTORY",
 	"HORIZON_BENCH",
 	"HORIZON_AGENT_DAEMON_HELPER",

@@ -116,6 +116,12 @@ func defaults() map[string]any {
 		"notify.events":                    []string{"all"},
 		"service.name":                     "horizon",
 		"service.env":                      []string{"PATH"},
+
+		// The consult tool (`horizon mcp`).
+		"advisor.consult_model":                    "",
+		"advisor.consult.enabled":                  true,
+		"advisor.consult.include_context_messages": 6,
+		"advisor.consult.max_tokens":               2000,
 	}
 }
 
@@ -453,6 +459,17 @@ func (c *Config) validate(src *sources) error {
 		if d <= 0 {
 			bad(key, "%s: must be a positive duration such as 30s or 10m", d)
 		}
+	}
+	if c.Advisor.ConsultModel != "" {
+		if err := ValidateModelName(c.Advisor.ConsultModel); err != nil {
+			bad("advisor.consult_model", "%v", err)
+		}
+	}
+	if c.Advisor.Consult.IncludeContextMessages < 0 {
+		bad("advisor.consult.include_context_messages", "%d: must be 0 or more", c.Advisor.Consult.IncludeContextMessages)
+	}
+	if c.Advisor.Consult.MaxTokens < 1 {
+		bad("advisor.consult.max_tokens", "%d: must be at least 1", c.Advisor.Consult.MaxTokens)
 	}
 	positive("agent.session_timeout", c.Agent.SessionTimeout)
 	positive("agent.heartbeat_timeout", c.Agent.HeartbeatTimeout)

@@ -156,6 +156,10 @@ type Attempt struct {
 	// Moved records sessions that could not follow a lost worker and were
 	// started afresh on another: "session moved: old → new (worker W lost)".
 	Moved []string `json:"moved,omitempty"`
+
+	// Consults are the worker's calls to the consult_advisor tool; their
+	// cost is part of Usage.
+	Consults []Consult `json:"consults,omitempty"`
 }
 
 // RunState is the whole observable state of a run, returned by the status

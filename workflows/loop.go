@@ -163,6 +163,7 @@ func (l *loop) change(ctx workflow.Context, n int, prev *horizon.Attempt, p plan
 	c := l.s.state.Current()
 	c.WorkerSession, c.Resumed, c.Report, c.ProtocolError = work.SessionID, work.Resumed, work.Report, work.ProtocolError
 	c.Moved = appendMoved(c.Moved, work.Moved)
+	c.Consults = append(c.Consults, work.Consults...)
 	c.Usage = c.Usage.Add(work.Usage)
 	if work.ProtocolError != "" {
 		c.Outcome = horizon.OutcomeProtocolError

@@ -52,6 +52,7 @@ type agentSpec struct {
 	name        string
 	description string
 	permissions []permission
+	steps       int    // most agentic rounds (OpenCode's steps); 0: OpenCode's default
 	prompt      string // Markdown; ''' stands for ``` (Go raw strings cannot hold backticks)
 }
 
@@ -113,6 +114,13 @@ var agentSpecs = []agentSpec{
 		description: "horizon lead: plans a goal into milestones and features read-only and ends with a horizon-plan block",
 		permissions: readOnly,
 		prompt:      leadPrompt,
+	},
+	{
+		name:        AgentConsultant,
+		description: "horizon consultant: answers the worker's consult_advisor question read-only",
+		permissions: readOnly,
+		steps:       consultantSteps,
+		prompt:      consultantPrompt,
 	},
 }
 
@@ -228,6 +236,9 @@ func (s agentSpec) render() []byte {
 	b.WriteString("---\n")
 	fmt.Fprintf(&b, "description: %q\n", s.description) // quoted: a bare colon would break the YAML and OpenCode would silently drop the whole frontmatter
 	b.WriteString("mode: primary\n")
+	if s.steps > 0 {
+		fmt.Fprintf(&b, "steps: %d\n", s.steps)
+	}
 	b.WriteString("permission:\n")
 	for _, p := range s.permissions {
 		if len(p.patterns) == 0 {

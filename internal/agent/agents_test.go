@@ -58,7 +58,7 @@ func TestAgentPermissions(t *testing.T) {
 		require.NoError(t, err)
 		files[n] = string(b)
 	}
-	for _, n := range []string{AgentAuditor, AgentLead} {
+	for _, n := range []string{AgentAuditor, AgentLead, AgentConsultant} {
 		for _, line := range []string{`  "*": deny`, "  edit: deny", "  bash: deny", "  task: deny", "  webfetch: deny", "  question: deny", "  todowrite: deny", "  grep: allow"} {
 			require.Contains(t, files[n], line+"\n", n)
 		}
@@ -66,6 +66,8 @@ func TestAgentPermissions(t *testing.T) {
 	for _, line := range []string{`  "*": allow`, "  edit: allow", "  bash: allow", "  webfetch: deny", "  task: deny", "  question: deny", "  doom_loop: deny", "  external_directory: deny"} {
 		require.Contains(t, files[AgentWorker], line+"\n")
 	}
+	require.Contains(t, files[AgentConsultant], "\nsteps: 4\n", "the consultant checks a claim, it does not explore")
+	require.NotContains(t, files[AgentWorker], "\nsteps:", "the worker's rounds are OpenCode's default")
 }
 
 func TestWriteAgentFilesIdempotent(t *testing.T) {

@@ -213,7 +213,10 @@ func launch(ctx context.Context, bin string, o ServerOptions, port int) (*Server
 	s.stopWait = o.StopTimeout
 
 	cmd := exec.Command(bin, "serve", "--hostname", "127.0.0.1", "--port", strconv.Itoa(port))
-	cmd.Env = serverEnv(o, password)
+	// The server's own URL, for what it starts (horizon's MCP server calls
+	// back into its API; the password is OPENCODE_SERVER_PASSWORD). Last,
+	// so it wins over an inherited value.
+	cmd.Env = append(serverEnv(o, password), EnvServerURL+"="+s.url)
 	if o.LogPath != "" {
 		if err := os.MkdirAll(filepath.Dir(o.LogPath), 0o755); err != nil {
 			return nil, fmt.Errorf("start opencode: %w", err)

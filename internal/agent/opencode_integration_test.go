@@ -194,9 +194,10 @@ func TestOpenCodeSessions(t *testing.T) {
 			require.True(t, ok, "opencode does not list %s", name)
 			require.Equal(t, "primary", a.Mode, "%s: a broken frontmatter would show up as mode all", name)
 		}
-		for _, name := range []string{AgentAuditor, AgentLead} {
+		for _, name := range []string{AgentAuditor, AgentLead, AgentConsultant} {
 			a := byName[name]
-			for _, p := range []string{"edit", "write", "bash", "task", "webfetch", "question", "todowrite", "external_directory", "doom_loop"} {
+			// horizon_consult_advisor stands for every MCP tool: "*": deny covers it.
+			for _, p := range []string{"edit", "write", "bash", "task", "webfetch", "question", "todowrite", "external_directory", "doom_loop", "horizon_consult_advisor"} {
 				require.Equal(t, "deny", a.Action(p, "anything"), "%s: %s", name, p)
 			}
 			for _, p := range []string{"read", "grep", "glob", "list"} {

@@ -260,6 +260,9 @@ func (l *lazySessions) server(ctx context.Context) (*agent.Server, error) {
 	if err := agent.WriteAgentFiles(confDir); err != nil {
 		return nil, err
 	}
+	if err := writeConsultConfig(confDir, l.cfg); err != nil {
+		return nil, err
+	}
 	srv, err := agent.StartServer(ctx, agent.ServerOptions{
 		Bin:         bin,
 		ConfigDir:   confDir,

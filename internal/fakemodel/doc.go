@@ -29,8 +29,9 @@
 // names the hold (releases are sticky, so releasing first means no wait).
 // Both end early when the client disconnects or the server closes. Every
 // request is recorded on arrival, before any wait, so a test can
-// WaitForRequest for it, inspect Requests, and watch InFlight drop when an
-// agent lets go of a cancelled request. Replies stream as OpenAI server-sent
+// WaitForRequest for it, inspect Requests (the tools each request offered,
+// the tool results it carried), and watch InFlight drop when an agent lets
+// go of a cancelled request. Replies stream as OpenAI server-sent
 // events (or one JSON body when "stream" is false) with usage estimated at
 // about four bytes a token unless the reply states it.
 //

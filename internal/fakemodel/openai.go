@@ -16,6 +16,26 @@ type chatRequest struct {
 	Tools         json.RawMessage `json:"tools,omitempty"`
 }
 
+// toolNames are the names of the tools a request offers the model
+// (OpenAI: [{"type": "function", "function": {"name": ...}}]), in order.
+func toolNames(raw json.RawMessage) []string {
+	var tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &tools) != nil {
+		return nil
+	}
+	names := make([]string, 0, len(tools))
+	for _, t := range tools {
+		if t.Function.Name != "" {
+			names = append(names, t.Function.Name)
+		}
+	}
+	return names
+}
+
 type streamOptions struct {
 	IncludeUsage bool `json:"include_usage"`
 }

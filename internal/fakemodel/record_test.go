@@ -2,6 +2,7 @@ package fakemodel
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -31,4 +32,24 @@ func TestRecordsAuthorizationAndToolResults(t *testing.T) {
 	require.Equal(t, 2, reqs[0].Step)
 	require.Empty(t, reqs[1].Authorization)
 	require.Empty(t, reqs[1].ToolResults)
+}
+
+// A request is recorded with the names of the tools it offers, so a test
+// can check which agent may call what.
+func TestRecordsOfferedTools(t *testing.T) {
+	s := New(nil)
+	body := map[string]any{"model": DefaultModel, "messages": []msg{user("go")}, "tools": []map[string]any{
+		{"type": "function", "function": map[string]any{"name": "read", "parameters": map[string]any{}}},
+		{"type": "function", "function": map[string]any{"name": "horizon_consult_advisor", "parameters": map[string]any{}}},
+	}}
+	data, err := json.Marshal(body)
+	require.NoError(t, err)
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/v1/chat/completions", bytes.NewReader(data)))
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	serve(t, s, chatOpts{}, user("no tools"))
+	reqs := s.Requests()
+	require.Len(t, reqs, 2)
+	require.Equal(t, []string{"read", "horizon_consult_advisor"}, reqs[0].Tools)
+	require.Empty(t, reqs[1].Tools)
 }

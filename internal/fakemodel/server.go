@@ -40,6 +40,10 @@ type Request struct {
 	// ToolResults are the texts of the tool messages after the last user
 	// message: the output of the tools the agent ran for this conversation.
 	ToolResults []string
+	// Tools are the names of the tools the request offers the model (an
+	// MCP server's tools among them, as OpenCode names them:
+	// <server>_<tool>).
+	Tools []string
 }
 
 // Server serves a Script. It is safe for concurrent requests.
@@ -375,6 +379,7 @@ func (s *Server) record(req chatRequest, conv conversation, session, authorizati
 
 		Authorization: authorization,
 		ToolResults:   conv.tools,
+		Tools:         toolNames(req.Tools),
 	})
 	close(s.changed)
 	s.changed = make(chan struct{})

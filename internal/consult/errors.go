@@ -1,0 +1,14 @@
+package consult
+
+import "errors"
+
+// ErrNotRegistered: no session activity registered the lane, so a consult
+// from it belongs to no attempt (a session horizon did not start).
+var ErrNotRegistered = errors.New("lane not registered for consults")
+
+// ErrBadInput: the tool call's arguments are unusable; the message says
+// what to send instead.
+var ErrBadInput = errors.New("bad consult_advisor input")
+
+// ErrNoCaller: no session in the lane is running this call of the tool.
+var ErrNoCaller = errors.New("no calling session")

@@ -1,0 +1,152 @@
+package consult
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/horizon/horizon/horizon"
+)
+
+// Registration says which attempt a lane's worker session works for.
+type Registration struct {
+	RunID   string `json:"run_id"`
+	Feature string `json:"feature"`
+	Attempt int    `json:"attempt"`
+	Lane    string `json:"lane"`
+	// Ledger is the attempt's consult ledger (LedgerPath).
+	Ledger string `json:"ledger"`
+}
+
+// registrationPath is where a lane's registration lives: under home, never
+// in the lane (nothing may leak into a commit). The lane is named by its
+// real path, as the session activity and OpenCode (which starts the tool's
+// server there) may spell it differently through a symlink.
+func registrationPath(home, lane string) string {
+	lane = filepath.Clean(lane)
+	if real, err := filepath.EvalSymlinks(lane); err == nil {
+		lane = real
+	}
+	sum := sha256.Sum256([]byte(lane))
+	return filepath.Join(home, "consult", hex.EncodeToString(sum[:12])+".json")
+}
+
+// LedgerPath is the consult ledger of one attempt, next to its transcripts.
+func LedgerPath(runDir, feature string, attempt int) string {
+	return filepath.Join(runDir, "consults", fmt.Sprintf("%s-attempt-%d.jsonl", feature, attempt))
+}
+
+// Register records r for its lane, replacing an earlier attempt's.
+func Register(home string, r Registration) error {
+	if home == "" || r.Lane == "" || r.Ledger == "" || r.RunID == "" {
+		return fmt.Errorf("register consult lane: home, lane, ledger and run are required (got %+v)", r)
+	}
+	path := registrationPath(home, r.Lane)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("register consult lane: %w", err)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("register consult lane: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return fmt.Errorf("register consult lane: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("register consult lane: %w", err)
+	}
+	return nil
+}
+
+// Lookup reads the registration of lane; ErrNotRegistered when there is
+// none.
+func Lookup(home, lane string) (Registration, error) {
+	b, err := os.ReadFile(registrationPath(home, lane))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Registration{}, fmt.Errorf("%w: %s", ErrNotRegistered, lane)
+	}
+	if err != nil {
+		return Registration{}, fmt.Errorf("look up consult lane: %w", err)
+	}
+	var r Registration
+	if err := json.Unmarshal(b, &r); err != nil {
+		return Registration{}, fmt.Errorf("look up consult lane %s: %w", lane, err)
+	}
+	return r, nil
+}
+
+// Append adds c to the ledger at path, once per c.ID, and syncs it: when
+// Append returns, a crash cannot lose the consult.
+func Append(path string, c horizon.Consult) error {
+	if c.ID == "" {
+		return errors.New("append consult: no ID")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("append consult: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("append consult: %w", err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("append consult: lock %s: %w", path, err)
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for sc.Scan() {
+		var old horizon.Consult
+		if json.Unmarshal(sc.Bytes(), &old) == nil && old.ID == c.ID {
+			return nil
+		}
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("append consult: %w", err)
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("append consult: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("append consult: %w", err)
+	}
+	return nil
+}
+
+// Read returns the consults of the ledger at path in the order they were
+// made; none when it does not exist. A torn last line (a crash mid-write,
+// before the sync) is skipped.
+func Read(path string) ([]horizon.Consult, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read consults: %w", err)
+	}
+	defer f.Close()
+	var out []horizon.Consult
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for sc.Scan() {
+		var c horizon.Consult
+		if json.Unmarshal(sc.Bytes(), &c) != nil || c.ID == "" || seen[c.ID] {
+			continue
+		}
+		seen[c.ID] = true
+		out = append(out, c)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read consults %s: %w", path, err)
+	}
+	return out, nil
+}
