@@ -87,6 +87,9 @@ const (
 	DecomposeWorkflowName = "DecomposeWorkflow"
 	// DailyPassWorkflowName is the daily schedule's workflow: the report.
 	DailyPassWorkflowName = "DailyPassWorkflow"
+	// TaskWorkflowName is the workflow type of one background task
+	// (`horizon task run`); its workflow ID is TaskWorkflowID(task).
+	TaskWorkflowName = "TaskWorkflow"
 	// MemoGoal and MemoRepo are set on every run for `horizon list`.
 	MemoGoal = "goal"
 	MemoRepo = "repo"
@@ -127,10 +130,14 @@ func Register(r Registry) {
 		SupervisorWorkflowName: SupervisorWorkflow,
 		DecomposeWorkflowName:  DecomposeWorkflow,
 		DailyPassWorkflowName:  DailyPassWorkflow,
+		TaskWorkflowName:       TaskWorkflow,
 	} {
 		r.RegisterWorkflowWithOptions(fn, workflow.RegisterOptions{Name: name})
 	}
 }
+
+// TaskWorkflowID is the workflow ID of background task id.
+func TaskWorkflowID(id string) string { return "task-" + id }
 
 // Failure types of a RunWorkflow that ends without an accepted change. The
 // failure's details hold the final horizon.RunState.

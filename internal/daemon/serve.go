@@ -234,7 +234,10 @@ type lazySessions struct {
 	srv *agent.Server
 }
 
-var _ activities.Sessions = (*lazySessions)(nil)
+var (
+	_ activities.Sessions     = (*lazySessions)(nil)
+	_ activities.SessionParts = (*lazySessions)(nil)
+)
 
 func (l *lazySessions) server(ctx context.Context) (*agent.Server, error) {
 	l.mu.Lock()
@@ -302,6 +305,15 @@ func (l *lazySessions) Models(ctx context.Context, dir string) ([]string, error)
 		return nil, err
 	}
 	return s.Models(ctx, dir)
+}
+
+// Parts reads a session's finished parts for a background task's stream.
+func (l *lazySessions) Parts(ctx context.Context, dir, sessionID string) ([]agent.Part, error) {
+	s, err := l.server(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Parts(ctx, dir, sessionID)
 }
 
 // Close stops OpenCode if it was started.
