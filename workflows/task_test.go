@@ -19,13 +19,13 @@ import (
 
 // taskWorld mocks a task's three activities and records what they got.
 type taskWorld struct {
-	mu      sync.Mutex
-	ends    []activities.TaskEnd
-	queues  map[string]string // activity type → task queue
+	mu     sync.Mutex
+	ends   []activities.TaskEnd
+	queues map[string]string // activity type → task queue
 	// onSession runs as the session activity starts.
 	onSession func()
-	session func(ctx context.Context, in activities.TaskSessionInput) (activities.TaskSessionOutput, error)
-	prepare error
+	session   func(ctx context.Context, in activities.TaskSessionInput) (activities.TaskSessionOutput, error)
+	prepare   error
 }
 
 func (w *taskWorld) env(t *testing.T) *testsuite.TestWorkflowEnvironment {
@@ -113,28 +113,24 @@ func TestTaskWorkflow(t *testing.T) {
 	})
 
 	t.Run("stopped: the session is cancelled, the end still recorded", func(t *testing.T) {
-		aborted := make(chan struct{})
 		w := &taskWorld{session: func(ctx context.Context, _ activities.TaskSessionInput) (activities.TaskSessionOutput, error) {
-			// The session heartbeats (its ID) while it runs; the engine's
-			// cancel reaches it through the heartbeat, and RunSession then
-			// aborts the OpenCode session.
+			// The session heartbeats (its ID) while it runs; RunSession
+			// aborts the OpenCode session once the engine cancels it.
 			for ctx.Err() == nil {
 				activity.RecordHeartbeat(ctx, activities.SessionHeartbeat{SessionID: "ses_1"})
 				time.Sleep(10 * time.Millisecond)
 			}
-			close(aborted)
 			return activities.TaskSessionOutput{SessionID: "ses_1"}, ctx.Err()
 		}}
 		e := w.env(t)
 		w.onSession = e.CancelWorkflow // `horizon task stop` while the session runs
+		var cancelled []string
+		e.SetOnActivityCanceledListener(func(info *activity.Info) { cancelled = append(cancelled, info.ActivityType.Name) })
 		e.ExecuteWorkflow(TaskWorkflowName, taskIn())
 		require.True(t, temporal.IsCanceledError(e.GetWorkflowError()), "%v", e.GetWorkflowError())
-		select {
-		case <-aborted:
-		case <-time.After(10 * time.Second):
-			t.Fatal("the session activity was not cancelled")
-		}
+		require.Equal(t, []string{"TaskSession"}, cancelled, "the session activity was not cancelled")
 		require.Len(t, w.ends, 1)
 		require.Equal(t, activities.TaskCancelled, w.ends[0].Status)
+		require.Equal(t, "stopped by `horizon task stop`", w.ends[0].Error)
 	})
 }
