@@ -84,6 +84,9 @@ func taskRun(ctx context.Context, o *taskRunOptions) error {
 		return err
 	}
 	dirs := a.specialistDirs()
+	if _, err := core.TaskSpecialist(dirs, o.specialist); err != nil {
+		return taskError(err)
+	}
 	return a.withEngine(ctx, true, func(c client.Client) error {
 		t := a.tasks(c)
 		meta, err := t.Start(ctx, core.TaskRequest{

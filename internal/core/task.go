@@ -75,16 +75,9 @@ func (t Tasks) Start(ctx context.Context, req TaskRequest) (activities.TaskMeta,
 	if strings.TrimSpace(req.Prompt) == "" {
 		return activities.TaskMeta{}, fmt.Errorf("task: %w", ErrEmptyPrompt)
 	}
-	set, err := specialist.Load(req.Dirs)
+	sp, err := TaskSpecialist(req.Dirs, req.Specialist)
 	if err != nil {
 		return activities.TaskMeta{}, err
-	}
-	sp, err := set.Get(req.Specialist)
-	if err != nil {
-		return activities.TaskMeta{}, err
-	}
-	if sp.Scope == specialist.ScopeProject {
-		return activities.TaskMeta{}, &ProjectSpecialistError{Name: sp.Name, Path: sp.Path}
 	}
 	id := NewTaskID()
 	meta := activities.TaskMeta{ID: id, Status: activities.TaskPending, Specialist: sp.Name, Repo: req.Repo, Prompt: req.Prompt,
@@ -113,6 +106,25 @@ func (t Tasks) Start(ctx context.Context, req TaskRequest) (activities.TaskMeta,
 		return meta, fmt.Errorf("start task %s: %w", id, err)
 	}
 	return meta, nil
+}
+
+// TaskSpecialist is the specialist a task named name would run: one that
+// exists in the scopes of dirs and is not a project specialist (the daemon
+// gives OpenCode only the built-in and user ones). Surfaces call it before
+// reaching the engine, so a bad name costs no daemon start.
+func TaskSpecialist(dirs specialist.Dirs, name string) (*specialist.Specialist, error) {
+	set, err := specialist.Load(dirs)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := set.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	if sp.Scope == specialist.ScopeProject {
+		return nil, &ProjectSpecialistError{Name: sp.Name, Path: sp.Path}
+	}
+	return sp, nil
 }
 
 // ErrEmptyPrompt: a task needs something to do.
