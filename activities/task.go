@@ -251,8 +251,10 @@ func (a *Activities) PrepareTask(ctx context.Context, in TaskInput) (TaskPlan, e
 	return plan, err
 }
 
-// taskLaneDir is an editing task's worktree.
-func (a *Activities) taskLaneDir(id string) string { return filepath.Join(a.lanesDir(), "task-"+id) }
+// taskLaneDir is an editing task's worktree. It lives under "_tasks", a
+// name no run can have, so `horizon gc` (which takes each lanes/<dir> for
+// a run's) leaves it to FinishTask.
+func (a *Activities) taskLaneDir(id string) string { return filepath.Join(a.lanesDir(), "_tasks", id) }
 
 // taskLane makes (or finds, on a retry) the task's worktree on its branch,
 // cut at the base commit; the user's branch and work tree are untouched.

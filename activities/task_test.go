@@ -169,7 +169,7 @@ func TestTaskEditingRunsInLane(t *testing.T) {
 	require.NoError(t, err)
 	var plan TaskPlan
 	require.NoError(t, v.Get(&plan))
-	lane := filepath.Join(h.a.Home, "lanes", "task-t2")
+	lane := filepath.Join(h.a.Home, "lanes", "_tasks", "t2")
 	require.Equal(t, TaskPlan{Agent: "horizon-sp-worker", Model: "fake/m", Paid: true, Dir: lane, Branch: "horizon/task-t2", Base: h.base}, plan)
 	require.Equal(t, h.base, h.git(lane, "rev-parse", "HEAD"))
 
