@@ -205,3 +205,61 @@ func TestTaskSurvivesDaemonCrash(t *testing.T) {
 
 	recordHistory(t, w, workflows.TaskWorkflowID(id), "task-resumed-after-crash.json")
 }
+
+// The other ways a task runs: in the foreground (`task run` follows the
+// output to the end), as an editing specialist (a lane, a branch
+// horizon/task-<id> with its change), and stopped (`task stop` cancels the
+// workflow, the session is aborted, the task ends cancelled).
+func TestTaskForegroundEditAndStop(t *testing.T) {
+	needsE2E(t)
+	script := &fakemodel.Script{Rules: []fakemodel.Rule{
+		{Name: "task-quick", When: []string{"TASK-QUICK"}, Replies: []fakemodel.Reply{{Text: "TASK-QUICK-ANSWER"}}},
+		{Name: "task-edit", When: []string{"TASK-EDIT"}, Replies: []fakemodel.Reply{
+			{ToolCalls: []fakemodel.ToolCall{{Name: "write", Args: map[string]any{"filePath": "{{workdir}}/NOTES.md", "content": "notes from a task\n"}}}},
+			{Text: "wrote NOTES.md"},
+		}},
+		{Name: "task-hang", When: []string{"TASK-HANG"}, Replies: []fakemodel.Reply{{Hold: "never", Text: "never sent"}}},
+	}}
+	w := newWorld(t, script)
+	w.env = append(w.env, "HORIZON_MODELS_DEFAULT="+demo.Model)
+	repo, head := fixture(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+
+	out, code := w.stdout("task", "run", "explorer", "--repo", repo, "TASK-QUICK: anything?")
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "[prompt] TASK-QUICK: anything?")
+	require.Contains(t, out, "[assistant] TASK-QUICK-ANSWER")
+	require.True(t, strings.HasSuffix(out, "[end] completed \n"), out)
+
+	out, code = w.stdout("task", "run", "worker", "--repo", repo, "--json", "TASK-EDIT: write NOTES.md")
+	require.Equal(t, 0, code, out)
+	var edit taskMeta
+	require.NoError(t, json.Unmarshal([]byte(out), &edit), out)
+	require.Equal(t, "completed", edit.Status)
+	require.Equal(t, "horizon/task-"+edit.ID, edit.Branch)
+	require.Equal(t, filepath.Join(w.home, "lanes", "_tasks", edit.ID), edit.Dir)
+	require.NoDirExists(t, edit.Dir, "the lane's worktree is removed at the end")
+	require.Equal(t, "NOTES.md", git(t, repo, "diff", "--name-only", head, edit.Branch))
+	require.Equal(t, "notes from a task", git(t, repo, "show", edit.Branch+":NOTES.md"))
+	require.Equal(t, head, git(t, repo, "rev-parse", "main"))
+	_, err := os.Stat(filepath.Join(repo, "NOTES.md"))
+	require.True(t, os.IsNotExist(err), "the user's work tree is untouched")
+
+	out, code = w.stdout("task", "run", "explorer", "--repo", repo, "--background", "TASK-HANG: wait")
+	require.Equal(t, 0, code, out)
+	id := strings.TrimSpace(out)
+	_, err = w.model.WaitForRequest(ctx, func(r fakemodel.Request) bool { return r.Rule == "task-hang" && r.Held })
+	require.NoError(t, err)
+	out, code = w.stdout("task", "stop", id)
+	require.Equal(t, 0, code, out)
+	out, code = w.stdout("task", "output", id, "--follow", "--json")
+	require.Equal(t, 0, code, out)
+	evs := taskEvents(t, out)
+	require.Equal(t, "end", evs[len(evs)-1].Type)
+	require.Equal(t, "cancelled", evs[len(evs)-1].Status)
+	stopped := w.task(id)
+	require.Equal(t, "cancelled", stopped.Status)
+	require.NotEmpty(t, stopped.Session)
+	require.NotNil(t, stopped.EndedAt)
+}
