@@ -235,6 +235,9 @@ func (a *Activities) PrepareTask(ctx context.Context, in TaskInput) (TaskPlan, e
 		model = c.Route
 	}
 	plan := TaskPlan{Agent: specialist.AgentName(sp.Name), Model: model, Paid: Paid(lb, model), Dir: in.Repo}
+	if err := a.checkAgent(ctx, in, plan.Agent); err != nil {
+		return TaskPlan{}, err
+	}
 	if !sp.ReadOnly() {
 		if plan.Dir, plan.Base, err = a.taskLane(ctx, in); err != nil {
 			return TaskPlan{}, err
@@ -249,6 +252,32 @@ func (a *Activities) PrepareTask(ctx context.Context, in TaskInput) (TaskPlan, e
 		}
 	})
 	return plan, err
+}
+
+// AgentLister lists the agents OpenCode knows; *agent.Server satisfies it.
+type AgentLister interface {
+	Agents(ctx context.Context, dir string) ([]agent.AgentInfo, error)
+}
+
+// checkAgent makes sure OpenCode knows the specialist's agent: a
+// specialist created after the daemon gave OpenCode its agents would
+// otherwise fail the session, and be retried, for ever.
+func (a *Activities) checkAgent(ctx context.Context, in TaskInput, name string) error {
+	l, ok := a.Sessions.(AgentLister)
+	if !ok {
+		return nil
+	}
+	agents, err := l.Agents(ctx, in.Repo)
+	if err != nil {
+		return fmt.Errorf("prepare task %s: agents OpenCode knows: %w", in.ID, err)
+	}
+	for _, ag := range agents {
+		if ag.Name == name {
+			return nil
+		}
+	}
+	return badInput("task %s: OpenCode does not know agent %s (specialist %s): the daemon gives OpenCode the specialists when it starts it; restart the daemon (`horizon stop`, then `horizon resume`) after adding one",
+		in.ID, name, in.Specialist)
 }
 
 // taskLaneDir is an editing task's worktree. It lives under "_tasks", a

@@ -232,4 +232,30 @@ func TestPrepareTaskRefuses(t *testing.T) {
 			require.True(t, strings.Contains(err.Error(), tc.msg), err.Error())
 		})
 	}
+
+	// A specialist OpenCode was not given (created after the daemon
+	// started it) would fail its session for ever: refused at once.
+	h.a.Sessions = knows{offers: offers{"fake/m"}, agents: []string{"horizon-worker", "horizon-sp-worker"}}
+	_, err := h.env.ExecuteActivity(h.a.PrepareTask, taskInput(h, "t3", "explorer"))
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	require.Equal(t, ErrTypeBadInput, app.Type())
+	require.ErrorContains(t, err, "OpenCode does not know agent horizon-sp-explorer")
+	h.a.Sessions = knows{offers: offers{"fake/m"}, agents: []string{"horizon-sp-explorer"}}
+	_, err = h.env.ExecuteActivity(h.a.PrepareTask, taskInput(h, "t3", "explorer"))
+	require.NoError(t, err)
+}
+
+// knows is a Sessions whose OpenCode knows the listed agents.
+type knows struct {
+	offers
+	agents []string
+}
+
+func (k knows) Agents(context.Context, string) ([]agent.AgentInfo, error) {
+	var out []agent.AgentInfo
+	for _, n := range k.agents {
+		out = append(out, agent.AgentInfo{Name: n})
+	}
+	return out, nil
 }

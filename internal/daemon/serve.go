@@ -237,6 +237,7 @@ type lazySessions struct {
 var (
 	_ activities.Sessions     = (*lazySessions)(nil)
 	_ activities.SessionParts = (*lazySessions)(nil)
+	_ activities.AgentLister  = (*lazySessions)(nil)
 )
 
 func (l *lazySessions) server(ctx context.Context) (*agent.Server, error) {
@@ -314,6 +315,15 @@ func (l *lazySessions) Parts(ctx context.Context, dir, sessionID string) ([]agen
 		return nil, err
 	}
 	return s.Parts(ctx, dir, sessionID)
+}
+
+// Agents lists the agents OpenCode knows in dir.
+func (l *lazySessions) Agents(ctx context.Context, dir string) ([]agent.AgentInfo, error) {
+	s, err := l.server(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Agents(ctx, dir)
 }
 
 // Close stops OpenCode if it was started.
