@@ -14,6 +14,8 @@
 //   - FeatureWorkflow is a featureRun (feature.go): one feature of a
 //     planned run, with the recovery rotation and decomposition.
 //   - PlanWorkflow (plan.go) plans a goal and returns the plan.
+//   - TaskWorkflow (task.go) runs one background task: a specialist's
+//     OpenCode session, continued after a crash, stopped by cancelling.
 //
 // The verified-change loop itself (route, worker, gate, audit, commit) is
 // loop.go, routed by the ladder in route.go; singleRun and featureRun drive
