@@ -14,6 +14,8 @@
 //   - FeatureWorkflow is a featureRun (feature.go): one feature of a
 //     planned run, with the recovery rotation and decomposition.
 //   - PlanWorkflow (plan.go) plans a goal and returns the plan.
+//   - TaskWorkflow (task.go) runs one background task: a specialist's
+//     OpenCode session, continued after a crash, stopped by cancelling.
 //
 // The verified-change loop itself (route, worker, gate, audit, commit) is
 // loop.go, routed by the ladder in route.go; singleRun and featureRun drive
@@ -93,6 +95,9 @@ const (
 	DecomposeWorkflowName = "DecomposeWorkflow"
 	// DailyPassWorkflowName is the daily schedule's workflow: the report.
 	DailyPassWorkflowName = "DailyPassWorkflow"
+	// TaskWorkflowName is the workflow type of one background task
+	// (`horizon task run`); its workflow ID is TaskWorkflowID(task).
+	TaskWorkflowName = "TaskWorkflow"
 	// MemoGoal and MemoRepo are set on every run for `horizon list`.
 	MemoGoal = "goal"
 	MemoRepo = "repo"
@@ -133,10 +138,14 @@ func Register(r Registry) {
 		SupervisorWorkflowName: SupervisorWorkflow,
 		DecomposeWorkflowName:  DecomposeWorkflow,
 		DailyPassWorkflowName:  DailyPassWorkflow,
+		TaskWorkflowName:       TaskWorkflow,
 	} {
 		r.RegisterWorkflowWithOptions(fn, workflow.RegisterOptions{Name: name})
 	}
 }
+
+// TaskWorkflowID is the workflow ID of background task id.
+func TaskWorkflowID(id string) string { return "task-" + id }
 
 // Failure types of a RunWorkflow that ends without an accepted change. The
 // failure's details hold the final horizon.RunState.

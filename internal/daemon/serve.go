@@ -235,7 +235,11 @@ type lazySessions struct {
 	srv *agent.Server
 }
 
-var _ activities.Sessions = (*lazySessions)(nil)
+var (
+	_ activities.Sessions     = (*lazySessions)(nil)
+	_ activities.SessionParts = (*lazySessions)(nil)
+	_ activities.AgentLister  = (*lazySessions)(nil)
+)
 
 func (l *lazySessions) server(ctx context.Context) (*agent.Server, error) {
 	l.mu.Lock()
@@ -306,6 +310,24 @@ func (l *lazySessions) Models(ctx context.Context, dir string) ([]string, error)
 		return nil, err
 	}
 	return s.Models(ctx, dir)
+}
+
+// Parts reads a session's finished parts for a background task's stream.
+func (l *lazySessions) Parts(ctx context.Context, dir, sessionID string) ([]agent.Part, error) {
+	s, err := l.server(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Parts(ctx, dir, sessionID)
+}
+
+// Agents lists the agents OpenCode knows in dir.
+func (l *lazySessions) Agents(ctx context.Context, dir string) ([]agent.AgentInfo, error) {
+	s, err := l.server(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Agents(ctx, dir)
 }
 
 // Close stops OpenCode if it was started.

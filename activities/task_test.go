@@ -1,0 +1,261 @@
+package activities
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/horizon/horizon/internal/agent"
+)
+
+// streamIDs reads the IDs of a task's output stream, in order; every line
+// must be whole JSON.
+func streamIDs(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var ids []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var ev TaskEvent
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &ev), sc.Text())
+		ids = append(ids, ev.ID)
+	}
+	require.NoError(t, sc.Err())
+	return ids
+}
+
+// The stream writes each ID once, also across a reopen (a retried
+// session after a crash), and cuts off a line a crash left half-written.
+func TestTaskStreamWritesEachEventOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tasks", "t1.ndjson")
+	s, err := openTaskStream(path)
+	require.NoError(t, err)
+	for _, id := range []string{"p1", "p2", "p1"} {
+		require.NoError(t, s.Write(TaskEvent{Part: agent.Part{ID: id, Type: "text", Text: "x"}}))
+	}
+	require.NoError(t, s.Close())
+	require.Equal(t, []string{"p1", "p2"}, streamIDs(t, path))
+
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"id":"p3","ty`)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	s, err = openTaskStream(path)
+	require.NoError(t, err)
+	for _, id := range []string{"p2", "p3", "p1", "p4"} {
+		require.NoError(t, s.Write(TaskEvent{Part: agent.Part{ID: id, Type: "text", Text: "y"}}))
+	}
+	require.NoError(t, s.Close())
+	require.Equal(t, []string{"p1", "p2", "p3", "p4"}, streamIDs(t, path))
+}
+
+// scriptedSessions is a Sessions whose session reports its ID, then ends;
+// its parts grow with each call, as a real session's do.
+type scriptedSessions struct {
+	offers
+	mu      sync.Mutex
+	reqs    []agent.SessionRequest
+	parts   []agent.Part
+	failing error
+}
+
+func (s *scriptedSessions) RunSession(_ context.Context, req agent.SessionRequest, on func(agent.Progress)) (agent.SessionResult, error) {
+	s.mu.Lock()
+	s.reqs = append(s.reqs, req)
+	fail := s.failing
+	s.mu.Unlock()
+	sid := req.ResumeSessionID
+	if sid == "" {
+		sid = "ses_1"
+	}
+	on(agent.Progress{SessionID: sid, Phase: "created"})
+	if fail != nil {
+		return agent.SessionResult{SessionID: sid}, fail
+	}
+	return agent.SessionResult{SessionID: sid, Resumed: req.ResumeSessionID != "", Text: "done", Finish: "stop", Usage: agent.Usage{Input: 10, Cost: 0.5}}, nil
+}
+
+func (s *scriptedSessions) Parts(context.Context, string, string) ([]agent.Part, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]agent.Part(nil), s.parts...), nil
+}
+
+func taskInput(h *gitHarness, id, sp string) TaskInput {
+	return TaskInput{ID: id, Specialist: sp, Prompt: "look around", Repo: h.repo, BaseCommit: h.base, Model: "fake/m",
+		UserSpecialists: filepath.Join(h.a.Home, "no-user-specialists")}
+}
+
+// A read-only specialist works in the repository; its session's parts go
+// to the stream once, also when the session is continued after a crash;
+// its metadata carries the model and the session.
+func TestTaskReadOnlyRunsInRepo(t *testing.T) {
+	h := newGitHarness(t)
+	sess := &scriptedSessions{offers: offers{"fake/m"}}
+	h.a.Sessions = sess
+	in := taskInput(h, "t1", "explorer")
+
+	v, err := h.env.ExecuteActivity(h.a.PrepareTask, in)
+	require.NoError(t, err)
+	var plan TaskPlan
+	require.NoError(t, v.Get(&plan))
+	require.Equal(t, TaskPlan{Agent: "horizon-sp-explorer", Model: "fake/m", Paid: true, Dir: h.repo}, plan)
+	m, err := ReadTaskMeta(h.a.Home, "t1")
+	require.NoError(t, err)
+	require.Equal(t, TaskRunning, m.Status)
+	require.NotNil(t, m.StartedAt)
+
+	// First try: the session crashed after two parts were finished.
+	sess.parts = []agent.Part{{ID: "prt_1", Role: "user", Type: "text", Text: "look around"}, {ID: "prt_2", Role: "assistant", Type: "tool", Tool: "read", Status: "completed"}}
+	sess.failing = errors.New("opencode exited")
+	_, err = h.env.ExecuteActivity(h.a.TaskSession, TaskSessionInput{Task: in, Plan: plan})
+	require.Error(t, err)
+	m, err = ReadTaskMeta(h.a.Home, "t1")
+	require.NoError(t, err)
+	require.Equal(t, "ses_1", m.Session, "the session is in the metadata as soon as it exists")
+
+	// The retry continues the heartbeated session; the stream gets only
+	// what is new.
+	sess.failing = nil
+	sess.parts = append(sess.parts, agent.Part{ID: "prt_3", Role: "user", Type: "text", Text: agent.ContinuationPrompt}, agent.Part{ID: "prt_4", Role: "assistant", Type: "text", Text: "done"})
+	h.env.SetHeartbeatDetails(SessionHeartbeat{SessionID: "ses_1"})
+	v, err = h.env.ExecuteActivity(h.a.TaskSession, TaskSessionInput{Task: in, Plan: plan})
+	require.NoError(t, err)
+	var out TaskSessionOutput
+	require.NoError(t, v.Get(&out))
+	require.Equal(t, "ses_1", out.SessionID)
+	require.True(t, out.Resumed)
+	require.Equal(t, "ses_1", sess.reqs[1].ResumeSessionID)
+	require.Equal(t, "horizon-sp-explorer", sess.reqs[1].Agent)
+	require.Equal(t, h.repo, sess.reqs[1].Directory)
+
+	v, err = h.env.ExecuteActivity(h.a.FinishTask, TaskEnd{Task: in, Plan: plan, Session: out, Status: TaskCompleted})
+	require.NoError(t, err)
+	var res TaskResult
+	require.NoError(t, v.Get(&res))
+	require.Equal(t, TaskResult{ID: "t1", Status: TaskCompleted, Session: "ses_1", Model: "fake/m"}, res)
+	require.Equal(t, []string{"prt_1", "prt_2", "prt_3", "prt_4", "end"}, streamIDs(t, TaskOutputPath(h.a.Home, "t1")))
+	m, err = ReadTaskMeta(h.a.Home, "t1")
+	require.NoError(t, err)
+	require.Equal(t, TaskCompleted, m.Status)
+	require.True(t, m.Resumed)
+	require.Equal(t, 0.5, m.Cost)
+	require.NotNil(t, m.EndedAt)
+	require.Empty(t, h.git(h.repo, "branch", "--list", "horizon/task-*"), "a read-only task leaves no branch")
+}
+
+// A specialist that may edit works in a lane on horizon/task-<id>; its
+// end commits the change there once and removes the worktree, leaving
+// the branch. The user's branch is untouched.
+func TestTaskEditingRunsInLane(t *testing.T) {
+	h := newGitHarness(t)
+	h.a.Sessions = &scriptedSessions{offers: offers{"fake/m"}}
+	in := taskInput(h, "t2", "worker")
+
+	v, err := h.env.ExecuteActivity(h.a.PrepareTask, in)
+	require.NoError(t, err)
+	var plan TaskPlan
+	require.NoError(t, v.Get(&plan))
+	lane := filepath.Join(h.a.Home, "lanes", "_tasks", "t2")
+	require.Equal(t, TaskPlan{Agent: "horizon-sp-worker", Model: "fake/m", Paid: true, Dir: lane, Branch: "horizon/task-t2", Base: h.base}, plan)
+	require.Equal(t, h.base, h.git(lane, "rev-parse", "HEAD"))
+
+	// A retried prepare finds the lane as it is.
+	h.write(lane, "NOTES.md", "found\n")
+	_, err = h.env.ExecuteActivity(h.a.PrepareTask, in)
+	require.NoError(t, err)
+	require.FileExists(t, filepath.Join(lane, "NOTES.md"))
+
+	end := TaskEnd{Task: in, Plan: plan, Session: TaskSessionOutput{SessionID: "ses_9"}, Status: TaskCompleted}
+	v, err = h.env.ExecuteActivity(h.a.FinishTask, end)
+	require.NoError(t, err)
+	var res TaskResult
+	require.NoError(t, v.Get(&res))
+	require.NotEmpty(t, res.Commit)
+	require.Equal(t, res.Commit, h.git(h.repo, "rev-parse", "horizon/task-t2"))
+	require.Equal(t, "NOTES.md", h.git(h.repo, "diff", "--name-only", h.base, "horizon/task-t2"))
+	require.Contains(t, h.git(h.repo, "log", "-1", "--format=%B", "horizon/task-t2"), "Horizon-Task: t2")
+	require.NoDirExists(t, lane)
+	require.Equal(t, h.base, h.git(h.repo, "rev-parse", "main"))
+
+	// A retried finish commits nothing more.
+	v, err = h.env.ExecuteActivity(h.a.FinishTask, end)
+	require.NoError(t, err)
+	var again TaskResult
+	require.NoError(t, v.Get(&again))
+	require.Equal(t, res.Commit, again.Commit)
+	require.Equal(t, "1", h.git(h.repo, "rev-list", "--count", h.base+"..horizon/task-t2"))
+	require.Equal(t, []string{"end"}, streamIDs(t, TaskOutputPath(h.a.Home, "t2")))
+	m, err := ReadTaskMeta(h.a.Home, "t2")
+	require.NoError(t, err)
+	require.Equal(t, res.Commit, m.Commit)
+	require.Equal(t, "horizon/task-t2", m.Branch)
+}
+
+// What retrying cannot fix is refused at once: an unknown specialist, a
+// project specialist, a role nobody connected serves.
+func TestPrepareTaskRefuses(t *testing.T) {
+	h := newGitHarness(t)
+	h.a.Sessions = offers{"fake/m"}
+	h.write(h.repo, ".horizon/specialists/mine.md", "---\nname: mine\ndescription: mine\ntools: [read-only]\n---\nLook.\n")
+	noModel := taskInput(h, "t3", "explorer")
+	noModel.Model = ""
+	for _, tc := range []struct {
+		name string
+		in   TaskInput
+		typ  string
+		msg  string
+	}{
+		{"unknown", taskInput(h, "t3", "ghost"), ErrTypeBadInput, `no such specialist "ghost"`},
+		{"project", taskInput(h, "t3", "mine"), ErrTypeBadInput, "is a project specialist"},
+		{"no model for the role", noModel, ErrTypeUnknownModel, "specialist explorer cannot run"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := h.env.ExecuteActivity(h.a.PrepareTask, tc.in)
+			var app *temporal.ApplicationError
+			require.ErrorAs(t, err, &app)
+			require.Equal(t, tc.typ, app.Type())
+			require.True(t, app.NonRetryable())
+			require.True(t, strings.Contains(err.Error(), tc.msg), err.Error())
+		})
+	}
+
+	// A specialist OpenCode was not given (created after the daemon
+	// started it) would fail its session for ever: refused at once.
+	h.a.Sessions = knows{offers: offers{"fake/m"}, agents: []string{"horizon-worker", "horizon-sp-worker"}}
+	_, err := h.env.ExecuteActivity(h.a.PrepareTask, taskInput(h, "t3", "explorer"))
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	require.Equal(t, ErrTypeBadInput, app.Type())
+	require.ErrorContains(t, err, "OpenCode does not know agent horizon-sp-explorer")
+	h.a.Sessions = knows{offers: offers{"fake/m"}, agents: []string{"horizon-sp-explorer"}}
+	_, err = h.env.ExecuteActivity(h.a.PrepareTask, taskInput(h, "t3", "explorer"))
+	require.NoError(t, err)
+}
+
+// knows is a Sessions whose OpenCode knows the listed agents.
+type knows struct {
+	offers
+	agents []string
+}
+
+func (k knows) Agents(context.Context, string) ([]agent.AgentInfo, error) {
+	var out []agent.AgentInfo
+	for _, n := range k.agents {
+		out = append(out, agent.AgentInfo{Name: n})
+	}
+	return out, nil
+}

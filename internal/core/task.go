@@ -1,0 +1,282 @@
+package core
+
+// Background tasks: the one way a surface starts, stops and reads them. A
+// task is a TaskWorkflow (workflow ID task-<id>); what it did is in its two
+// files under $HORIZON_HOME/tasks, which its activities write: <id>.json
+// (TaskMeta) and <id>.ndjson (the output stream).
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/horizon/horizon/activities"
+	"github.com/horizon/horizon/internal/specialist"
+	"github.com/horizon/horizon/workflows"
+)
+
+// TaskNotFoundError says no task has that ID.
+type TaskNotFoundError struct{ ID string }
+
+func (e *TaskNotFoundError) Error() string {
+	return fmt.Sprintf("no task %q; `horizon task list` shows the tasks", e.ID)
+}
+
+// ErrTaskEnded: stop was asked of a task that has ended.
+var ErrTaskEnded = errors.New("the task has ended")
+
+// Tasks starts, stops and reads background tasks. Client is needed to
+// start and stop them; Home is where their files are (the data dir).
+type Tasks struct {
+	Client    client.Client
+	Home      string
+	TaskQueue string
+	PaidQueue string
+}
+
+// TaskRequest is one task to start.
+type TaskRequest struct {
+	Specialist string
+	Prompt     string
+	Repo       string // the repository's root
+	BaseCommit string // its HEAD: where an editing task's lane is cut
+	Model      string // models.default ("" : the specialist's role decides)
+	ModelsFile string
+	Dirs       specialist.Dirs // the scopes, to refuse a bad name before starting
+	Limits     workflows.Limits
+}
+
+// NewTaskID is a fresh task ID: the UTC start time and random hex.
+func NewTaskID() string {
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
+}
+
+// Start checks the request, writes the task's metadata (pending) and starts
+// its workflow. A specialist that does not exist, or a project specialist
+// (the daemon gives OpenCode only the built-in and user ones), is refused
+// with a *specialist error before anything starts.
+func (t Tasks) Start(ctx context.Context, req TaskRequest) (activities.TaskMeta, error) {
+	if strings.TrimSpace(req.Prompt) == "" {
+		return activities.TaskMeta{}, fmt.Errorf("task: %w", ErrEmptyPrompt)
+	}
+	sp, err := TaskSpecialist(req.Dirs, req.Specialist)
+	if err != nil {
+		return activities.TaskMeta{}, err
+	}
+	id := NewTaskID()
+	meta := activities.TaskMeta{ID: id, Status: activities.TaskPending, Specialist: sp.Name, Repo: req.Repo, Prompt: req.Prompt,
+		CreatedAt: time.Now().UTC()}
+	meta.UpdatedAt = meta.CreatedAt
+	if !sp.ReadOnly() {
+		meta.Branch = activities.TaskBranch(id)
+	}
+	if err := activities.WriteTaskMeta(t.Home, meta); err != nil {
+		return meta, err
+	}
+	in := workflows.TaskInput{
+		Task: activities.TaskInput{ID: id, Specialist: sp.Name, Prompt: req.Prompt, Repo: req.Repo, BaseCommit: req.BaseCommit,
+			Model: req.Model, ModelsFile: req.ModelsFile, UserSpecialists: req.Dirs.User},
+		Limits: req.Limits, PaidQueue: t.PaidQueue,
+	}
+	_, err = t.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                       workflows.TaskWorkflowID(id),
+		TaskQueue:                t.TaskQueue,
+		StaticSummary:            "task " + sp.Name + ": " + oneLine(req.Prompt, 180),
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+	}, workflows.TaskWorkflowName, in)
+	if err != nil {
+		_ = os.Remove(activities.TaskMetaPath(t.Home, id))
+		return meta, fmt.Errorf("start task %s: %w", id, err)
+	}
+	return meta, nil
+}
+
+// TaskSpecialist is the specialist a task named name would run: one that
+// exists in the scopes of dirs and is not a project specialist (the daemon
+// gives OpenCode only the built-in and user ones). Surfaces call it before
+// reaching the engine, so a bad name costs no daemon start.
+func TaskSpecialist(dirs specialist.Dirs, name string) (*specialist.Specialist, error) {
+	set, err := specialist.Load(dirs)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := set.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	if sp.Scope == specialist.ScopeProject {
+		return nil, &ProjectSpecialistError{Name: sp.Name, Path: sp.Path}
+	}
+	return sp, nil
+}
+
+// ErrEmptyPrompt: a task needs something to do.
+var ErrEmptyPrompt = errors.New("the prompt is empty: say what the specialist should do")
+
+// ProjectSpecialistError refuses a project specialist as a task.
+type ProjectSpecialistError struct{ Name, Path string }
+
+func (e *ProjectSpecialistError) Error() string {
+	return fmt.Sprintf("specialist %s is a project specialist (%s): background tasks run the specialists the daemon gives OpenCode, the built-in and user ones; copy it to ~/.config/horizon/specialists to run it as a task", e.Name, e.Path)
+}
+
+// Get reads one task's metadata.
+func (t Tasks) Get(id string) (activities.TaskMeta, error) {
+	m, err := activities.ReadTaskMeta(t.Home, id)
+	if errors.Is(err, os.ErrNotExist) {
+		return m, &TaskNotFoundError{ID: id}
+	}
+	return m, err
+}
+
+// List returns every task, newest first.
+func (t Tasks) List() ([]activities.TaskMeta, error) {
+	ents, err := os.ReadDir(activities.TasksDir(t.Home))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list tasks: %w", err)
+	}
+	var out []activities.TaskMeta
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || e.IsDir() {
+			continue
+		}
+		m, err := activities.ReadTaskMeta(t.Home, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	slices.SortFunc(out, func(a, b activities.TaskMeta) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	return out, nil
+}
+
+// Stop cancels a task's workflow: its session is aborted, its end recorded.
+func (t Tasks) Stop(ctx context.Context, id string) error {
+	m, err := t.Get(id)
+	if err != nil {
+		return err
+	}
+	if activities.TaskTerminal(m.Status) {
+		return fmt.Errorf("stop task %s: %w (%s)", id, ErrTaskEnded, m.Status)
+	}
+	if err := t.Client.CancelWorkflow(ctx, workflows.TaskWorkflowID(id), ""); err != nil {
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return fmt.Errorf("stop task %s: %w", id, ErrTaskEnded)
+		}
+		return fmt.Errorf("stop task %s: %w", id, err)
+	}
+	return nil
+}
+
+// followEvery is how often Output looks for more of a running task.
+const followEvery = 200 * time.Millisecond
+
+// Output calls emit for each event of the task's stream in order. With
+// follow it waits for more until the task's end event; ctx ending stops
+// it with ctx's error (Ctrl-C detaches: the task goes on).
+func (t Tasks) Output(ctx context.Context, id string, follow bool, emit func(activities.TaskEvent) error) error {
+	if _, err := t.Get(id); err != nil {
+		return err
+	}
+	path := activities.TaskOutputPath(t.Home, id)
+	var (
+		off     int64
+		pending []byte
+	)
+	for {
+		f, err := os.Open(path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+		case err != nil:
+			return fmt.Errorf("task output %s: %w", path, err)
+		default:
+			ended, n, rest, err := readEvents(f, off, pending, emit)
+			f.Close()
+			if err != nil {
+				return err
+			}
+			off, pending = n, rest
+			if ended {
+				return nil
+			}
+		}
+		if !follow {
+			return nil
+		}
+		if m, err := t.Get(id); err == nil && activities.TaskTerminal(m.Status) && len(pending) == 0 {
+			// Ended without an end event: nothing more will come.
+			if fi, err := os.Stat(path); err != nil || fi.Size() <= off {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(followEvery):
+		}
+	}
+}
+
+// readEvents emits the whole lines of f from off (pending is an
+// unfinished line read before) and returns the new offset, what remains of
+// an unfinished line, and whether the end event was seen.
+func readEvents(f *os.File, off int64, pending []byte, emit func(activities.TaskEvent) error) (bool, int64, []byte, error) {
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return false, off, pending, fmt.Errorf("task output: %w", err)
+	}
+	rd := bufio.NewReader(f)
+	for {
+		line, err := rd.ReadBytes('\n')
+		off += int64(len(line))
+		if err != nil {
+			return false, off, append(pending, line...), nil
+		}
+		line = append(pending, line...)
+		pending = nil
+		var ev activities.TaskEvent
+		if jerr := json.Unmarshal(line, &ev); jerr != nil {
+			return false, off, nil, fmt.Errorf("task output %s: line at byte %d: %w", filepath.Base(f.Name()), off-int64(len(line)), jerr)
+		}
+		if err := emit(ev); err != nil {
+			return false, off, nil, err
+		}
+		if ev.Type == "end" {
+			return true, off, nil, nil
+		}
+	}
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
