@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -106,8 +107,8 @@ func (a *Activities) agentSession(ctx context.Context, in SessionInput, t *outag
 		Agent:           agentName,
 		Model:           in.Model,
 		Prompt:          prompt,
-		Title:           fmt.Sprintf("horizon %s %s attempt %d (%s)", in.RunID, in.Feature, in.Attempt, in.Role),
-		ResumeSessionID: hb.SessionID,
+		Title:           SessionTitle(in.RunID, in.Feature, in.Attempt, in.Role),
+		ResumeSessionID: cmp.Or(hb.SessionID, in.ResumeSessionID),
 	}, func(p agent.Progress) {
 		cur = SessionHeartbeat{SessionID: p.SessionID, Phase: p.Phase, Tool: p.Tool, Outage: hb.Outage, Worker: a.Identity}
 		if p.Retry != nil {
@@ -152,6 +153,11 @@ func (a *Activities) agentSession(ctx context.Context, in SessionInput, t *outag
 	// not restart, the session.
 	heart.Record(SessionHeartbeat{SessionID: res.SessionID, Phase: "done", Worker: a.Identity})
 
+	if in.ResumeSessionID != "" {
+		// A session continued after the advisor woke it: what it cost
+		// before was counted by the call that ran it.
+		res.Usage = minusUsage(res.Usage, in.PriorUsage)
+	}
 	out := SessionOutput{
 		SessionID: res.SessionID,
 		Resumed:   res.Resumed,
@@ -174,7 +180,11 @@ func (a *Activities) agentSession(ctx context.Context, in SessionInput, t *outag
 			return out, nil, err
 		}
 	}
-	if err := a.recordSpend(in.RunID, fmt.Sprintf("%s/%s/%d/%s", in.RunID, in.Feature, in.Attempt, in.Role), out.Usage.Cost); err != nil {
+	spendKey := fmt.Sprintf("%s/%s/%d/%s", in.RunID, in.Feature, in.Attempt, in.Role)
+	if in.ResumeSessionID != "" {
+		spendKey += "/advised"
+	}
+	if err := a.recordSpend(in.RunID, spendKey, out.Usage.Cost); err != nil {
 		return out, nil, err
 	}
 	if in.Role == horizon.RoleExplorer {
@@ -214,6 +224,14 @@ func (a *Activities) agentSession(ctx context.Context, in SessionInput, t *outag
 		activity.GetLogger(ctx).Warn("protocol block accepted with remarks", "Role", in.Role, "Attempt", in.Attempt, "Warnings", warnings)
 	}
 	return out, nil, nil
+}
+
+// minusUsage is u without what prior counted (never below zero).
+func minusUsage(u agent.Usage, prior horizon.Usage) agent.Usage {
+	return agent.Usage{
+		Input: max(u.Input-prior.Input, 0), Output: max(u.Output-prior.Output, 0), Reasoning: max(u.Reasoning-prior.Reasoning, 0),
+		CacheRead: max(u.CacheRead-prior.CacheRead, 0), CacheWrite: max(u.CacheWrite-prior.CacheWrite, 0), Cost: max(u.Cost-prior.Cost, 0),
+	}
 }
 
 func transcript(in SessionInput, prompt string, res agent.SessionResult) string {

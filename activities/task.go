@@ -523,6 +523,8 @@ func (a *Activities) commitTaskLane(ctx context.Context, in TaskEnd) (string, er
 	return tip, nil
 }
 
+// oneLine folds s onto one line of at most n bytes, for records and
+// commit messages.
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > n {

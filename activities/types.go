@@ -114,6 +114,11 @@ type SessionInput struct {
 	BaseCommit string // the auditor's diff is taken against it
 	Model      string
 	Prompt     string
+	// ResumeSessionID continues this session instead of starting one: the
+	// advisor woke the worker after its report, and the report that
+	// answers is awaited. PriorUsage is what the session had cost.
+	ResumeSessionID string        `json:",omitempty"`
+	PriorUsage      horizon.Usage `json:",omitzero"`
 }
 
 // SessionOutput is what a session left, parsed from its final message.

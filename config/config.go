@@ -128,6 +128,58 @@ type Reader struct {
 	APIKey  string `mapstructure:"api_key"`
 }
 
+// Advisor configures the advisor (README, "The advisor"): the watchdog
+// that reviews a worker session at its turn boundaries and the consult
+// tool a worker may call. Both inform; neither decides an attempt.
+type Advisor struct {
+	// Enabled starts a watchdog beside every worker session.
+	Enabled bool `mapstructure:"enabled"`
+	// WatchdogModel is the watchdog's provider/model; empty means the
+	// leaderboard's best analyze model.
+	WatchdogModel string `mapstructure:"watchdog_model"`
+	// ConsultModel is the consult tool's provider/model; empty means the
+	// leaderboard's best lead model.
+	ConsultModel string `mapstructure:"consult_model"`
+	// ReviewMode is which turn boundary counts for a review: step (each
+	// finished model step of the worker) or idle (each time the worker's
+	// session goes idle).
+	ReviewMode string `mapstructure:"review_mode"`
+	// ReviewInterval reviews every Nth boundary; the skipped ones are
+	// part of the next review's delta.
+	ReviewInterval int `mapstructure:"review_interval"`
+	// MaxToolSteps bounds the tool rounds (read, grep, glob) of one review.
+	MaxToolSteps int `mapstructure:"max_tool_steps"`
+	// MaxNotesPerUpdate is the most notes one review may deliver.
+	MaxNotesPerUpdate int `mapstructure:"max_notes_per_update"`
+	// ImmuneTurns is how many worker turns after a waking blocker deliver
+	// concerns as nits.
+	ImmuneTurns int `mapstructure:"immune_turns"`
+	// Timeout bounds one review; a review over it is dropped (fail-open).
+	Timeout time.Duration `mapstructure:"timeout"`
+	// RequireEvidence downgrades a blocker that names no checked fact to a
+	// concern.
+	RequireEvidence bool `mapstructure:"require_evidence"`
+	// Consult configures the consult_advisor tool.
+	Consult Consult `mapstructure:"consult"`
+}
+
+// Consult configures the consult_advisor tool of `horizon mcp`.
+type Consult struct {
+	// Enabled registers the tool in the worker's OpenCode configuration.
+	Enabled bool `mapstructure:"enabled"`
+	// MaxTokens bounds one answer.
+	MaxTokens int `mapstructure:"max_tokens"`
+	// IncludeContextMessages is how many of the calling session's last
+	// messages go with the question.
+	IncludeContextMessages int `mapstructure:"include_context_messages"`
+}
+
+// Review modes of advisor.review_mode.
+const (
+	ReviewStep = "step"
+	ReviewIdle = "idle"
+)
+
 // Spend bounds what a run may cost.
 type Spend struct {
 	// Ceiling is the most a run may spend, in USD, as OpenCode reports
@@ -235,26 +287,6 @@ type Models struct {
 	Default string `mapstructure:"default"`
 	// File is a leaderboard (zilX models.json format) replacing the bundled one.
 	File string `mapstructure:"file"`
-}
-
-// Advisor configures the advisor: here, the consult tool the worker can
-// call (`horizon mcp`).
-type Advisor struct {
-	// ConsultModel is the model that answers a consultation
-	// ("provider/model"); empty means the leaderboard's best lead model.
-	ConsultModel string  `mapstructure:"consult_model"`
-	Consult      Consult `mapstructure:"consult"`
-}
-
-// Consult configures the consult_advisor tool.
-type Consult struct {
-	// Enabled registers the tool in the worker's OpenCode configuration.
-	Enabled bool `mapstructure:"enabled"`
-	// IncludeContextMessages is how many of the calling session's latest
-	// messages go with the question.
-	IncludeContextMessages int `mapstructure:"include_context_messages"`
-	// MaxTokens bounds the answer.
-	MaxTokens int `mapstructure:"max_tokens"`
 }
 
 // Agent configures the agent runtime (OpenCode).

@@ -52,76 +52,83 @@ type Options struct {
 
 func defaults() map[string]any {
 	return map[string]any{
-		"home":                             "",
-		"temporal.address":                 "",
-		"temporal.namespace":               "default",
-		"temporal.port":                    7233,
-		"temporal.task_queue":              "horizon",
-		"temporal.api_key":                 "",
-		"temporal.api_key_file":            "",
-		"temporal.tls.cert":                "",
-		"temporal.tls.key":                 "",
-		"temporal.tls.ca":                  "",
-		"temporal.tls.server_name":         "",
-		"ui.enabled":                       true,
-		"ui.port":                          8233,
-		"engine.sqlite_synchronous":        "FULL",
-		"engine.retention_days":            30,
-		"engine.database":                  "sqlite",
-		"engine.postgres.dsn":              "",
-		"engine.postgres.max_conns":        20,
-		"temporal.listen":                  "",
-		"models.default":                   "",
-		"models.file":                      "",
-		"agent.opencode_bin":               "",
-		"agent.opencode_config":            "",
-		"agent.session_timeout":            "45m",
-		"agent.heartbeat_timeout":          "30s",
-		"run.max_attempts":                 3,
-		"run.allow_dirty":                  false,
-		"run.planned":                      true,
-		"run.autonomy":                     string(horizon.DefaultAutonomy),
-		"run.budget_time":                  "72h",
-		"run.budget_spend":                 0.0,
-		"run.recovery_escalation_interval": 2,
-		"run.features_per_history":         0,
-		"run.line_ceiling":                 400,
-		"run.keep_failed_lanes":            "72h",
-		"gate.timeout":                     "10m",
-		"gate.allow_env":                   []string{},
-		"log.level":                        "info",
-		"worker.paid_poller":               true,
-		"worker.shared_dir":                "",
-		"spend.ceiling":                    0.0,
-		"spend.day_ceiling":                0.0,
-		"spend.throttle_at":                0.8,
-		"reader.base_url":                  "",
-		"reader.model":                     "",
-		"reader.api_key":                   "",
-		"agent.ast_grep_bin":               "",
-		"supervisor.roadmap":               DefaultRoadmap,
-		"supervisor.max_active_runs":       1,
-		"supervisor.decompose_cron":        "0 2 * * *",
-		"supervisor.daily_cron":            "0 7 * * *",
-		"supervisor.decompose_ahead":       2,
-		"supervisor.stall_attempts":        6,
-		"supervisor.catchup_window":        "24h",
-		"supervisor.autonomy":              "",
-		"notify.webhook":                   "",
-		"notify.webhook_headers":           []string{},
-		"notify.command":                   "",
-		"notify.timeout":                   "10s",
-		"notify.attempts":                  3,
-		"notify.outage_after":              "15m",
-		"notify.events":                    []string{"all"},
-		"service.name":                     "horizon",
-		"service.env":                      []string{"PATH"},
-
-		// The consult tool (`horizon mcp`).
+		"home":                                     "",
+		"temporal.address":                         "",
+		"temporal.namespace":                       "default",
+		"temporal.port":                            7233,
+		"temporal.task_queue":                      "horizon",
+		"temporal.api_key":                         "",
+		"temporal.api_key_file":                    "",
+		"temporal.tls.cert":                        "",
+		"temporal.tls.key":                         "",
+		"temporal.tls.ca":                          "",
+		"temporal.tls.server_name":                 "",
+		"ui.enabled":                               true,
+		"ui.port":                                  8233,
+		"engine.sqlite_synchronous":                "FULL",
+		"engine.retention_days":                    30,
+		"engine.database":                          "sqlite",
+		"engine.postgres.dsn":                      "",
+		"engine.postgres.max_conns":                20,
+		"temporal.listen":                          "",
+		"models.default":                           "",
+		"models.file":                              "",
+		"agent.opencode_bin":                       "",
+		"agent.opencode_config":                    "",
+		"agent.session_timeout":                    "45m",
+		"agent.heartbeat_timeout":                  "30s",
+		"run.max_attempts":                         3,
+		"run.allow_dirty":                          false,
+		"run.planned":                              true,
+		"run.autonomy":                             string(horizon.DefaultAutonomy),
+		"run.budget_time":                          "72h",
+		"run.budget_spend":                         0.0,
+		"run.recovery_escalation_interval":         2,
+		"run.features_per_history":                 0,
+		"run.line_ceiling":                         400,
+		"run.keep_failed_lanes":                    "72h",
+		"gate.timeout":                             "10m",
+		"gate.allow_env":                           []string{},
+		"log.level":                                "info",
+		"worker.paid_poller":                       true,
+		"worker.shared_dir":                        "",
+		"spend.ceiling":                            0.0,
+		"spend.day_ceiling":                        0.0,
+		"spend.throttle_at":                        0.8,
+		"reader.base_url":                          "",
+		"reader.model":                             "",
+		"reader.api_key":                           "",
+		"agent.ast_grep_bin":                       "",
+		"advisor.enabled":                          false,
+		"advisor.watchdog_model":                   "",
 		"advisor.consult_model":                    "",
+		"advisor.review_mode":                      ReviewStep,
+		"advisor.review_interval":                  1,
+		"advisor.max_tool_steps":                   3,
+		"advisor.max_notes_per_update":             3,
+		"advisor.immune_turns":                     3,
+		"advisor.timeout":                          "60s",
+		"advisor.require_evidence":                 true,
 		"advisor.consult.enabled":                  true,
-		"advisor.consult.include_context_messages": 6,
-		"advisor.consult.max_tokens":               2000,
+		"advisor.consult.max_tokens":               1024,
+		"advisor.consult.include_context_messages": 12,
+		"supervisor.roadmap":                       DefaultRoadmap,
+		"supervisor.max_active_runs":               1,
+		"supervisor.decompose_cron":                "0 2 * * *",
+		"supervisor.daily_cron":                    "0 7 * * *",
+		"supervisor.decompose_ahead":               2,
+		"supervisor.stall_attempts":                6,
+		"supervisor.catchup_window":                "24h",
+		"supervisor.autonomy":                      "",
+		"notify.webhook":                           "",
+		"notify.webhook_headers":                   []string{},
+		"notify.command":                           "",
+		"notify.timeout":                           "10s",
+		"notify.attempts":                          3,
+		"notify.outage_after":                      "15m",
+		"notify.events":                            []string{"all"},
+		"service.name":                             "horizon",
+		"service.env":                              []string{"PATH"},
 	}
 }
 
@@ -460,17 +467,6 @@ func (c *Config) validate(src *sources) error {
 			bad(key, "%s: must be a positive duration such as 30s or 10m", d)
 		}
 	}
-	if c.Advisor.ConsultModel != "" {
-		if err := ValidateModelName(c.Advisor.ConsultModel); err != nil {
-			bad("advisor.consult_model", "%v", err)
-		}
-	}
-	if c.Advisor.Consult.IncludeContextMessages < 0 {
-		bad("advisor.consult.include_context_messages", "%d: must be 0 or more", c.Advisor.Consult.IncludeContextMessages)
-	}
-	if c.Advisor.Consult.MaxTokens < 1 {
-		bad("advisor.consult.max_tokens", "%d: must be at least 1", c.Advisor.Consult.MaxTokens)
-	}
 	positive("agent.session_timeout", c.Agent.SessionTimeout)
 	positive("agent.heartbeat_timeout", c.Agent.HeartbeatTimeout)
 	positive("gate.timeout", c.Gate.Timeout)
@@ -516,6 +512,7 @@ func (c *Config) validate(src *sources) error {
 	}
 	c.validateNotify(bad)
 	c.validateService(bad)
+	c.validateAdvisor(bad)
 	return errors.Join(errs...)
 }
 
@@ -589,6 +586,37 @@ func RedactURL(raw string) string {
 
 var serviceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func (c *Config) validateAdvisor(bad func(key, format string, args ...any)) {
+	a := c.Advisor
+	model := func(key, m string) {
+		if m == "" {
+			return
+		}
+		if err := ValidateModelName(m); err != nil {
+			bad(key, "%v", err)
+		}
+	}
+	model("advisor.watchdog_model", a.WatchdogModel)
+	model("advisor.consult_model", a.ConsultModel)
+	if a.ReviewMode != ReviewStep && a.ReviewMode != ReviewIdle {
+		bad("advisor.review_mode", "%q: use step (review each finished model step) or idle (review each time the session goes idle)", a.ReviewMode)
+	}
+	atLeast := func(key string, v, least int, what string) {
+		if v < least {
+			bad(key, "%d: must be at least %d (%s)", v, least, what)
+		}
+	}
+	atLeast("advisor.review_interval", a.ReviewInterval, 1, "review every Nth turn boundary")
+	atLeast("advisor.max_tool_steps", a.MaxToolSteps, 0, "tool rounds per review")
+	atLeast("advisor.max_notes_per_update", a.MaxNotesPerUpdate, 1, "notes per review")
+	atLeast("advisor.immune_turns", a.ImmuneTurns, 0, "turns after a wake that deliver concerns as nits")
+	atLeast("advisor.consult.max_tokens", a.Consult.MaxTokens, 1, "tokens per answer")
+	atLeast("advisor.consult.include_context_messages", a.Consult.IncludeContextMessages, 0, "messages sent with a question")
+	if a.Timeout <= 0 {
+		bad("advisor.timeout", "%s: must be a positive duration such as 60s", a.Timeout)
+	}
+}
 
 func (c *Config) validateService(bad func(key, format string, args ...any)) {
 	s := c.Service

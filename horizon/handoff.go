@@ -375,6 +375,21 @@ func handoffCost(b *strings.Builder, in HandoffInput, _ handoffView) {
 	b.WriteString("\n## Cost\n\n")
 	fmt.Fprintf(b, "- Tokens: %d (input %d, output %d, reasoning %d; cache read %d, cache write %d)\n", u.Tokens(), u.Input, u.Output, u.Reasoning, u.CacheRead, u.CacheWrite)
 	fmt.Fprintf(b, "- Cost: $%.4f\n", u.Cost)
+	handoffAdvice(b, in)
+}
+
+// handoffAdvice: what the advisor's watchdog said, per feature that had
+// advice (advisor sessions are in the cost above).
+func handoffAdvice(b *strings.Builder, in HandoffInput) {
+	for _, f := range in.Plan.features() {
+		var recs []AdviceRecord
+		for _, a := range f.Attempts {
+			recs = append(recs, a.Advice...)
+		}
+		if sum := AdviceSummary(recs); sum != "" {
+			fmt.Fprintf(b, "- Advisor on **%s**: %s\n", f.ID, strings.TrimPrefix(sum, "advice: "))
+		}
+	}
 }
 
 // handoffResume: the commands that go on from here.

@@ -160,6 +160,9 @@ type Attempt struct {
 	// Consults are the worker's calls to the consult_advisor tool; their
 	// cost is part of Usage.
 	Consults []Consult `json:"consults,omitempty"`
+	// Advice is every note the advisor's watchdog gave during the
+	// attempt's worker session, with what became of it, in review order.
+	Advice []AdviceRecord `json:"advice,omitempty"`
 }
 
 // RunState is the whole observable state of a run, returned by the status

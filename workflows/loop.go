@@ -147,10 +147,23 @@ func (l *loop) change(ctx workflow.Context, n int, prev *horizon.Attempt, p plan
 		}
 	}
 	var work activities.SessionOutput
-	if err := execute(ctx, l.bound(ctx, sessionOptions(l.limits, fmt.Sprintf("worker · %s · attempt %d · %s", l.job.id, n, p.model), p.queue)), a.AgentSession, activities.SessionInput{
+	opts := l.bound(ctx, sessionOptions(l.limits, fmt.Sprintf("worker · %s · attempt %d · %s", l.job.id, n, p.model), p.queue))
+	in := activities.SessionInput{
 		RunID: l.runID, Feature: l.job.id, Attempt: n, Role: horizon.RoleWorker, Lane: l.lane.Path, BaseCommit: l.baseCommit,
 		Model: p.model, Prompt: horizon.WorkerBrief(l.job.task, n, l.s.state.MaxAttempts, prev, guidance),
-	}, &work); err != nil {
+	}
+	w := l.startWatch(ctx, n, prev, p.model)
+	err = execute(ctx, opts, a.AgentSession, in, &work)
+	if w != nil && l.endWatch(ctx, w, err == nil) {
+		// A blocker woke the worker after its report: the report that
+		// answers it replaces the old one.
+		prior := work
+		in.ResumeSessionID, in.PriorUsage = prior.SessionID, prior.Usage
+		work = activities.SessionOutput{}
+		err = execute(ctx, opts, a.AgentSession, in, &work)
+		work.Usage = prior.Usage.Add(work.Usage)
+	}
+	if err != nil {
 		if why, ok := sessionFailed(err); ok {
 			// The step failed on what it was asked: the attempt ends
 			// without a report, and the next one starts afresh.
@@ -281,9 +294,13 @@ func (l *loop) audit(ctx workflow.Context, n int) (accepted bool, err error) {
 		return false, err
 	}
 	var audit activities.SessionOutput
+	brief := horizon.AuditBrief(l.job.task, n, gateRun, horizon.DiffPlaceholder)
+	if adv := horizon.AdviceForAuditor(l.s.state.Current().Advice); adv != "" {
+		brief += "\n## What the advisor told the worker during its session\n\nContext, not a verdict: judge the code.\n\n" + adv
+	}
 	if err := execute(ctx, l.bound(ctx, sessionOptions(l.limits, fmt.Sprintf("auditor · %s · attempt %d · %s", l.job.id, n, ses.model), ses.queue)), a.AgentSession, activities.SessionInput{
 		RunID: l.runID, Feature: l.job.id, Attempt: n, Role: horizon.RoleAuditor, Lane: l.lane.Path, BaseCommit: l.baseCommit,
-		Model: ses.model, Prompt: horizon.AuditBrief(l.job.task, n, gateRun, horizon.DiffPlaceholder),
+		Model: ses.model, Prompt: brief,
 	}, &audit); err != nil {
 		why, ok := sessionFailed(err)
 		if !ok {

@@ -20,6 +20,8 @@ type Limits struct {
 	SessionTimeout   time.Duration
 	HeartbeatTimeout time.Duration
 	GateTimeout      time.Duration
+	// Advisor is the advisor.* configuration of the run's watchdog.
+	Advisor activities.AdvisorSettings `json:",omitzero"`
 }
 
 func (l Limits) withDefaults() Limits {

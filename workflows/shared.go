@@ -164,6 +164,9 @@ const (
 	changeHandoff = "handoff"
 	// changeDropLanes removes a run's lanes when it ends.
 	changeDropLanes = "drop-lanes"
+	// changeAdvisor runs the advisor's watchdog beside a worker session
+	// (advisor.enabled).
+	changeAdvisor = "advisor-watchdog"
 )
 
 // Approve is the argument of UpdateApprove.

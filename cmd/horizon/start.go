@@ -316,6 +316,7 @@ func (a *app) runTemplate() workflows.RunInput {
 			SessionTimeout:   cfg.Agent.SessionTimeout,
 			HeartbeatTimeout: cfg.Agent.HeartbeatTimeout,
 			GateTimeout:      cfg.Gate.Timeout,
+			Advisor:          advisorSettings(cfg.Advisor),
 		},
 		Planned:            cfg.Run.Planned,
 		Autonomy:           cfg.Run.Autonomy,
@@ -325,6 +326,15 @@ func (a *app) runTemplate() workflows.RunInput {
 		FeaturesPerHistory: cfg.Run.FeaturesPerHistory,
 		LineCeiling:        cfg.Run.LineCeiling,
 		DropFailedLanes:    cfg.Run.KeepFailedLanes == 0,
+	}
+}
+
+// advisorSettings are the advisor.* keys a run's watchdog follows.
+func advisorSettings(c config.Advisor) activities.AdvisorSettings {
+	return activities.AdvisorSettings{
+		Enabled: c.Enabled, Model: c.WatchdogModel, ReviewMode: c.ReviewMode, ReviewInterval: c.ReviewInterval,
+		MaxToolSteps: c.MaxToolSteps, MaxNotes: c.MaxNotesPerUpdate, ImmuneTurns: c.ImmuneTurns,
+		Timeout: c.Timeout, RequireEvidence: c.RequireEvidence,
 	}
 }
 

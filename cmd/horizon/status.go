@@ -154,6 +154,11 @@ func printState(w io.Writer, s *horizon.RunState, live bool) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t$%.4f\n", n, orDash(at.Tier), orDash(at.Model), worker, gate, audit, at.Outcome, orDash(strings.Join(sig, ",")), at.Usage.Tokens(), at.Usage.Cost)
 	}
 	_ = tw.Flush()
+	for _, at := range s.Attempts {
+		if sum := horizon.AdviceSummary(at.Advice); sum != "" {
+			fmt.Fprintf(w, "  attempt %d %s\n", at.N, sum)
+		}
+	}
 	if c := s.Current(); c != nil && c.Route != "" {
 		fmt.Fprintf(w, "  ladder: %s\n", c.Route)
 	}

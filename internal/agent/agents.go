@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -14,7 +15,14 @@ const (
 	AgentWorker  = "horizon-worker"
 	AgentAuditor = "horizon-auditor"
 	AgentLead    = "horizon-lead"
+	// AgentAdvisor reviews a worker's session as it runs (the watchdog):
+	// read, grep and glob only, a few steps, ending with horizon-advice.
+	AgentAdvisor = "horizon-advisor"
 )
+
+// AdvisorSteps caps the advisor's model steps in its agent file, a
+// backstop: the activity enforces advisor.max_tool_steps itself.
+const AdvisorSteps = 12
 
 // OpenCode agent files. They live in <config dir>/agent/<name>.md, and the
 // server finds them through OPENCODE_CONFIG_DIR, so nothing is written into
@@ -85,6 +93,18 @@ var readOnly = []permission{
 	{key: "doom_loop", action: "deny"},
 }
 
+// advisorOnly is the advisor's permission set: read, grep and glob, and
+// nothing else (not even list).
+var advisorOnly = func() []permission {
+	ps := slices.Clone(readOnly)
+	for i := range ps {
+		if ps[i].key == "list" {
+			ps[i].action = "deny"
+		}
+	}
+	return ps
+}()
+
 var agentSpecs = []agentSpec{
 	{
 		name:        AgentWorker,
@@ -108,6 +128,13 @@ var agentSpecs = []agentSpec{
 		description: "horizon auditor: reviews a lane's change read-only and ends with a horizon-audit block",
 		permissions: readOnly,
 		prompt:      auditorPrompt,
+	},
+	{
+		name:        AgentAdvisor,
+		description: "horizon advisor: reviews a worker's session read-only, checks facts in the code and ends with a horizon-advice block",
+		permissions: advisorOnly,
+		prompt:      advisorPrompt,
+		steps:       AdvisorSteps,
 	},
 	{
 		name:        AgentLead,
@@ -184,6 +211,35 @@ horizon-audit, holding one JSON object, and put nothing after it:
 - "findings": a list, empty when there is nothing to say. Each finding has
   "file", "line", "severity" ("nit", "concern" or "blocker") and "note".
   A reject carries at least one finding that explains it.
+`
+
+const advisorPrompt = `You are horizon's advisor. Another agent, the worker, is implementing a
+feature in the current working directory (a git worktree). The prompt gives
+the feature, its acceptance criteria, what the worker did since your last
+review and facts horizon measured (the diff's size, failing checks).
+
+You are read-only: you can read, grep and glob files, for a few steps only.
+You cannot edit, run commands or delegate, and you must not ask questions.
+
+Say only what matters: a mistake that will fail the feature, a better
+direction, a real risk. Silence is better than a guess. Before you call
+something a blocker or a concern, check it in the code and cite the file,
+the line and the text you saw there; horizon checks that citation and
+drops a note whose evidence is not where it says.
+
+End your final message with exactly one fenced block whose info string is
+horizon-advice, holding one JSON object, and put nothing after it:
+
+'''horizon-advice
+{"notes": [{"severity": "concern", "note": "what is wrong and what to do", "evidence": {"file": "path/to/file.go", "line": 42, "observed_fact": "the code at that line, quoted in backticks"}, "suggested_patch": "optional"}]}
+'''
+
+- "severity": "nit" (style), "concern" (a real risk or a better way) or
+  "blocker" (going on wastes the work: it contradicts the goal or cannot
+  work). A blocker interrupts the worker; use it rarely.
+- "evidence" is null when you checked nothing; then a blocker counts as a
+  concern.
+- "notes": an empty list when all is well. Never write "LGTM".
 `
 
 const leadPrompt = `You are horizon's lead. You turn the goal in the prompt into a plan: milestones

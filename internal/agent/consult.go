@@ -43,8 +43,8 @@ Rules:
 - Stay within the length the request names. No preamble.
 `
 
-// Message is one message of a session, as the consultant is shown it.
-type Message struct {
+// ConsultMessage is one message of a session, as the consultant is shown it.
+type ConsultMessage struct {
 	Role  string // user | assistant
 	Agent string
 	Text  string        // the text parts, joined
@@ -130,7 +130,7 @@ func (s *Server) RunningCalls(ctx context.Context, dir, tool string) ([]RunningC
 
 // RecentMessages returns the last n messages of a session, oldest first.
 // Synthetic text (what OpenCode adds on its own) is left out.
-func (s *Server) RecentMessages(ctx context.Context, dir, sessionID string, n int) ([]Message, error) {
+func (s *Server) RecentMessages(ctx context.Context, dir, sessionID string, n int) ([]ConsultMessage, error) {
 	if n <= 0 {
 		return nil, nil
 	}
@@ -143,9 +143,9 @@ func (s *Server) RecentMessages(ctx context.Context, dir, sessionID string, n in
 	if len(msgs) > n {
 		msgs = msgs[len(msgs)-n:]
 	}
-	out := make([]Message, 0, len(msgs))
+	out := make([]ConsultMessage, 0, len(msgs))
 	for _, m := range msgs {
-		msg := Message{Role: m.Info.Role, Agent: m.Info.Agent}
+		msg := ConsultMessage{Role: m.Info.Role, Agent: m.Info.Agent}
 		var text []string
 		for _, p := range m.Parts {
 			switch {

@@ -205,6 +205,13 @@ func TestOpenCodeSessions(t *testing.T) {
 			}
 			require.Equal(t, "deny", a.Action("read", ".env"))
 		}
+		adv := byName[AgentAdvisor]
+		for _, p := range []string{"edit", "write", "bash", "task", "webfetch", "question", "todowrite", "list"} {
+			require.Equal(t, "deny", adv.Action(p, "anything"), "advisor: %s", p)
+		}
+		for _, p := range []string{"read", "grep", "glob"} {
+			require.Equal(t, "allow", adv.Action(p, "src/a.go"), "advisor: %s", p)
+		}
 		w := byName[AgentWorker]
 		for p, want := range map[string]string{"edit": "allow", "bash": "allow", "read": "allow", "webfetch": "deny", "task": "deny", "question": "deny", "doom_loop": "deny", "external_directory": "deny"} {
 			require.Equal(t, want, w.Action(p, "x"), "worker: %s", p)

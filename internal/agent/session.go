@@ -188,7 +188,9 @@ type ocPart struct {
 	Tool      string `json:"tool"`
 	Synthetic bool   `json:"synthetic"`
 	Ignored   bool   `json:"ignored"`
-	State     *struct {
+	// Metadata carries an advisor's tag (advice.go).
+	Metadata map[string]any `json:"metadata"`
+	State    *struct {
 		Status string `json:"status"`
 	} `json:"state"`
 }
@@ -346,6 +348,7 @@ func (s *Server) RunSession(ctx context.Context, req SessionRequest, onProgress 
 		if err != nil {
 			return SessionResult{SessionID: sid, Resumed: true}, fmt.Errorf("resume session %s: %w", sid, err)
 		}
+		msgs = withoutNotes(msgs)
 		st, err := s.status(ctx, dir, sid)
 		if err != nil {
 			return SessionResult{SessionID: sid, Resumed: true}, fmt.Errorf("resume session %s: %w", sid, err)
@@ -524,6 +527,7 @@ func (r *sessionRun) await(ctx context.Context) ([]ocMessage, error) {
 			}
 			continue
 		}
+		msgs = withoutNotes(msgs)
 		switch outcome := turnOutcome(msgs, r.baseline); outcome {
 		case turnFinished:
 			return msgs, nil

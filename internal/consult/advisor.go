@@ -44,7 +44,7 @@ const (
 // implements it.
 type Backend interface {
 	RunningCalls(ctx context.Context, dir, tool string) ([]agent.RunningCall, error)
-	RecentMessages(ctx context.Context, dir, sessionID string, n int) ([]agent.Message, error)
+	RecentMessages(ctx context.Context, dir, sessionID string, n int) ([]agent.ConsultMessage, error)
 	RunSession(ctx context.Context, req agent.SessionRequest, onProgress func(agent.Progress)) (agent.SessionResult, error)
 }
 
@@ -193,7 +193,7 @@ func usage(u agent.Usage) horizon.Usage {
 
 // Brief is the consultant's prompt: the question, the worker's context and
 // its latest messages, and the length the answer must keep to.
-func Brief(question, context string, msgs []agent.Message, maxTokens int) string {
+func Brief(question, context string, msgs []agent.ConsultMessage, maxTokens int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The worker asks:\n\n%s\n", question)
 	if context != "" {

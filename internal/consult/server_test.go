@@ -19,7 +19,7 @@ import (
 type fakeBackend struct {
 	calls    []agent.RunningCall
 	findErr  error
-	msgs     []agent.Message
+	msgs     []agent.ConsultMessage
 	answer   string
 	usage    agent.Usage
 	runErr   error
@@ -40,7 +40,7 @@ func running(call, question string) agent.RunningCall {
 	return agent.RunningCall{Session: "ses_worker", CallID: call, Input: in}
 }
 
-func (f *fakeBackend) RecentMessages(_ context.Context, _, _ string, n int) ([]agent.Message, error) {
+func (f *fakeBackend) RecentMessages(_ context.Context, _, _ string, n int) ([]agent.ConsultMessage, error) {
 	f.asked = n
 	return f.msgs, nil
 }
@@ -75,7 +75,7 @@ func text(t *testing.T, res *mcp.CallToolResult) string {
 
 func TestConsultAdvisorTool(t *testing.T) {
 	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	history := []agent.Message{
+	history := []agent.ConsultMessage{
 		{Role: "user", Agent: "horizon-worker", Text: "Feature f1: make add.sh add"},
 		{Role: "assistant", Agent: "horizon-worker", Text: "I see two ways to fix it.", Tools: []agent.ToolSummary{
 			{Tool: "read", Status: "completed", Input: `{"filePath":"add.sh"}`, Output: "echo $(( $1 - $2 ))"},

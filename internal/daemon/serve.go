@@ -330,6 +330,48 @@ func (l *lazySessions) Agents(ctx context.Context, dir string) ([]agent.AgentInf
 	return s.Agents(ctx, dir)
 }
 
+// FindSession, Transcript, Follow, Idle and Deliver give the advisor's
+// watchdog the worker's session (activities.AdviceSessions).
+func (l *lazySessions) FindSession(ctx context.Context, dir, title string) (string, error) {
+	s, err := l.server(ctx)
+	if err != nil {
+		return "", err
+	}
+	return s.FindSession(ctx, dir, title)
+}
+
+func (l *lazySessions) Transcript(ctx context.Context, dir, sid string) ([]agent.Message, error) {
+	s, err := l.server(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Transcript(ctx, dir, sid)
+}
+
+func (l *lazySessions) Follow(ctx context.Context, dir, sid string) <-chan struct{} {
+	s, err := l.server(ctx)
+	if err != nil {
+		return nil // no events: the watchdog polls
+	}
+	return s.Follow(ctx, dir, sid)
+}
+
+func (l *lazySessions) Idle(ctx context.Context, dir, sid string) (bool, error) {
+	s, err := l.server(ctx)
+	if err != nil {
+		return false, err
+	}
+	return s.Idle(ctx, dir, sid)
+}
+
+func (l *lazySessions) Deliver(ctx context.Context, dir, sid string, d agent.Delivery) error {
+	s, err := l.server(ctx)
+	if err != nil {
+		return err
+	}
+	return s.Deliver(ctx, dir, sid, d)
+}
+
 // Close stops OpenCode if it was started.
 func (l *lazySessions) Close() {
 	l.mu.Lock()

@@ -39,6 +39,9 @@ func readConversation(msgs []chatMessage) conversation {
 			hay = append(hay, t)
 		case "user":
 			hay = append(hay, t)
+			if advisorNote(t) {
+				continue
+			}
 			lastUser = i
 			c.lastUser = t
 		}
@@ -58,6 +61,25 @@ func readConversation(msgs []chatMessage) conversation {
 		c.workdir = m[1]
 	}
 	return c
+}
+
+// AdvisorPrefix starts every message horizon's advisor puts into a
+// session ("[horizon advisor · concern r2.1]").
+const AdvisorPrefix = "[horizon advisor"
+
+// advisorNote reports an advisor's non-waking note. The worker never
+// answers one, so it does not restart the step count of the turn it
+// lands in, as a real model's turn goes on past it; a waking blocker is a
+// prompt like any other.
+// OpenCode may wrap a message that arrives mid-turn (a system reminder),
+// so the tag is looked for anywhere, and its own line read.
+func advisorNote(text string) bool {
+	i := strings.Index(text, AdvisorPrefix)
+	if i < 0 {
+		return false
+	}
+	tag, _, _ := strings.Cut(text[i:], "\n")
+	return !strings.Contains(tag, "· blocker")
 }
 
 func (r *Rule) matches(c conversation) bool {

@@ -1,0 +1,542 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+
+	"github.com/horizon/horizon/advisor"
+	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/agent"
+)
+
+// AgentAdvisor is the watchdog's read-only OpenCode agent.
+const AgentAdvisor = agent.AgentAdvisor
+
+// AdviceSessions is what the watchdog needs of the agent runtime besides
+// RunSession: to find, read, follow and deliver into the worker's
+// session. *agent.Server has it; the daemon's lazy wrapper passes it on.
+type AdviceSessions interface {
+	FindSession(ctx context.Context, dir, title string) (string, error)
+	Transcript(ctx context.Context, dir, sid string) ([]agent.Message, error)
+	Follow(ctx context.Context, dir, sid string) <-chan struct{}
+	Idle(ctx context.Context, dir, sid string) (bool, error)
+	Deliver(ctx context.Context, dir, sid string, d agent.Delivery) error
+}
+
+// AdvisorSettings are the advisor.* keys the watchdog follows, captured
+// when the run starts.
+type AdvisorSettings struct {
+	Enabled bool
+	// Model is advisor.watchdog_model; empty: the auditor's (the
+	// leaderboard's best analyze model).
+	Model           string `json:",omitempty"`
+	ReviewMode      string // step | idle
+	ReviewInterval  int
+	MaxToolSteps    int
+	MaxNotes        int
+	ImmuneTurns     int
+	Timeout         time.Duration
+	RequireEvidence bool
+}
+
+// AdvisorInput starts the watchdog of one worker session.
+type AdvisorInput struct {
+	RunID      string
+	Feature    string
+	Attempt    int
+	Lane       string
+	BaseCommit string
+	// WorkerModel is the worker's model: the notes are posted with it and
+	// the worker's agent, so the session's next step keeps both. The
+	// worker's session is found by its title (SessionTitle).
+	WorkerModel string
+	// Model is the advisor's (local near a spend ceiling).
+	Model string
+	// Brief is the feature: the goal and its acceptance criteria.
+	Brief string
+	// Gate is the last gate receipt of the feature (the previous
+	// attempt's), nil before the first.
+	Gate     *horizon.GateRun `json:",omitempty"`
+	Settings AdvisorSettings
+}
+
+// AdvisorOutput is what the watchdog did.
+type AdvisorOutput struct {
+	Records []horizon.AdviceRecord
+	Usage   horizon.Usage
+	// WokeAfterReport: a blocker woke the worker after its final report;
+	// the report that answers it replaces the old one.
+	WokeAfterReport bool
+	Transcript      string // the advice record on disk
+}
+
+// AdvisorHeartbeat is the watchdog's durable progress: a retried activity
+// (after a crash) goes on from it and, as deliveries are checked against
+// the session itself, never delivers a note twice.
+type AdvisorHeartbeat struct {
+	Session    string
+	Reviewed   string // ID of the last message a review covered
+	Boundaries int    // turn boundaries seen
+	LastReview int    // boundaries at the last review
+	OwnTurns   int    // the worker's own prompts seen
+	State      advisor.State
+	Records    []horizon.AdviceRecord
+	Usage      horizon.Usage
+	Woke       bool // WokeAfterReport
+}
+
+// advisorPoll is how often the watchdog reads the session when no event
+// woke it.
+var advisorPoll = time.Second
+
+// maxReviewDelta bounds the transcript delta a review reads.
+const maxReviewDelta = 24000
+
+// AdvisorWatch is the watchdog beside a worker session: at the session's
+// turn boundaries (advisor.review_mode, every advisor.review_interval) it
+// has the horizon-advisor agent review what the worker did, judges the
+// notes (advisor package: fact check, guard, circuit breaker) and delivers
+// what passes into the worker's session: nits and concerns without waking
+// it, a blocker as a prompt. It ends once the worker's turn is over and
+// reviewed. It is fail-open: a review that fails, times out or is
+// rate-limited is recorded and skipped, and AdvisorWatch itself never
+// fails the attempt (its errors are records, not errors).
+func (a *Activities) AdvisorWatch(ctx context.Context, in AdvisorInput) (AdvisorOutput, error) {
+	var hb AdvisorHeartbeat
+	if activity.HasHeartbeatDetails(ctx) {
+		_ = activity.GetHeartbeatDetails(ctx, &hb)
+	}
+	w := &watchdog{a: a, in: in, hb: hb, log: activity.GetLogger(ctx)}
+	w.out.Transcript = filepath.Join(a.runDir(in.RunID), "transcripts", fmt.Sprintf("%s-attempt-%d-advice.md", in.Feature, in.Attempt))
+	w.heart = startHeartbeat(ctx, beatOptions{Details: w.hb})
+	defer w.heart.Stop()
+	ses, ok := a.Sessions.(AdviceSessions)
+	if !ok {
+		w.fail("this worker's agent runtime cannot be watched")
+		return w.finish(), nil
+	}
+	w.ses = ses
+	err := w.run(ctx)
+	if err != nil && ctx.Err() == nil {
+		w.fail("the watchdog stopped: " + err.Error())
+	}
+	return w.finish(), nil
+}
+
+// watchdog is one AdvisorWatch's state.
+type watchdog struct {
+	a     *Activities
+	in    AdvisorInput
+	ses   AdviceSessions
+	hb    AdvisorHeartbeat
+	out   AdvisorOutput
+	heart *heartbeat
+	log   interface {
+		Info(string, ...any)
+		Warn(string, ...any)
+	}
+}
+
+func (w *watchdog) rules() advisor.Rules {
+	s := w.in.Settings
+	return advisor.Rules{MaxNotes: s.MaxNotes, ImmuneTurns: s.ImmuneTurns, RequireEvidence: s.RequireEvidence}
+}
+
+// save heartbeats the progress and rewrites the advice record.
+func (w *watchdog) save() {
+	w.heart.Record(w.hb)
+	if err := writeArtifact(w.out.Transcript, []byte(adviceMarkdown(w.in, w.hb.Records))); err != nil {
+		w.log.Warn("advice record not written", "Error", err)
+	}
+}
+
+func (w *watchdog) fail(why string) {
+	w.hb.Records = append(w.hb.Records, w.hb.State.Failed(why))
+	w.log.Warn("advisor review failed", "RunID", w.in.RunID, "Feature", w.in.Feature, "Attempt", w.in.Attempt, "Reason", why)
+	w.save()
+}
+
+func (w *watchdog) finish() AdvisorOutput {
+	w.out.Records, w.out.Usage, w.out.WokeAfterReport = w.hb.Records, w.hb.Usage, w.hb.Woke
+	return w.out
+}
+
+// run finds the worker's session, then reviews at its turn boundaries
+// until the worker's turn is over.
+func (w *watchdog) run(ctx context.Context) error {
+	title := SessionTitle(w.in.RunID, w.in.Feature, w.in.Attempt, horizon.RoleWorker)
+	tick := time.NewTicker(advisorPoll)
+	defer tick.Stop()
+	for w.hb.Session == "" {
+		sid, err := w.ses.FindSession(ctx, w.in.Lane, title)
+		if err != nil && ctx.Err() == nil {
+			w.log.Warn("advisor: list sessions", "Error", err)
+		}
+		if sid != "" {
+			w.hb.Session = sid
+			w.save()
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+	wake := w.ses.Follow(ctx, w.in.Lane, w.hb.Session)
+	for {
+		done, err := w.step(ctx)
+		if err != nil || done {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-wake:
+		case <-tick.C:
+		}
+	}
+}
+
+// step reads the session once and reviews if a review is due; done once
+// the worker's turn is over and every boundary of it was reviewed.
+func (w *watchdog) step(ctx context.Context) (done bool, err error) {
+	msgs, err := w.ses.Transcript(ctx, w.in.Lane, w.hb.Session)
+	if err != nil {
+		return false, err
+	}
+	w.note(msgs)
+	ended := turnEnded(msgs)
+	if ended {
+		// Status confirms the loop really stopped (a step that ended
+		// with text may still be followed by another).
+		idle, err := w.ses.Idle(ctx, w.in.Lane, w.hb.Session)
+		if err != nil {
+			return false, err
+		}
+		ended = idle
+	}
+	due := w.hb.Boundaries-w.hb.LastReview >= max(w.in.Settings.ReviewInterval, 1)
+	if ended && w.hb.Boundaries > w.hb.LastReview {
+		due = true // the rest of the turn, however short of the interval
+	}
+	if due {
+		w.review(ctx, msgs, ended)
+	}
+	if !ended {
+		return false, nil
+	}
+	if w.hb.Woke {
+		w.awaitWake(ctx)
+	}
+	return true, nil
+}
+
+// awaitWake waits (briefly) until the worker took up the blocker that
+// woke it after its report, so the session activity that then waits for
+// the new report finds the turn under way, not an unanswered prompt.
+func (w *watchdog) awaitWake(ctx context.Context) {
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		if idle, err := w.ses.Idle(ctx, w.in.Lane, w.hb.Session); err == nil && !idle {
+			return
+		}
+		if msgs, err := w.ses.Transcript(ctx, w.in.Lane, w.hb.Session); err == nil && len(msgs) > 0 && msgs[len(msgs)-1].Role == "assistant" && msgs[len(msgs)-1].Advice == "" {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// note counts the session's turn boundaries and the worker's own turns
+// and tells the circuit breaker about them.
+func (w *watchdog) note(msgs []agent.Message) {
+	own, bounds := 0, 0
+	for _, m := range msgs {
+		switch {
+		case m.Advice != "":
+		case m.Role == "user":
+			own++
+		case m.Role == "assistant" && m.Completed:
+			if w.in.Settings.ReviewMode == "idle" && (m.Finish == "tool-calls" || m.Finish == "") {
+				continue
+			}
+			bounds++
+		}
+	}
+	for ; w.hb.OwnTurns < own; w.hb.OwnTurns++ {
+		w.hb.State.Breaker.OwnTurn()
+	}
+	for ; w.hb.Boundaries < bounds; w.hb.Boundaries++ {
+		w.hb.State.Breaker.Turn()
+	}
+}
+
+// turnEnded reports whether the worker's last turn is over: the last
+// message other than a note is a finished assistant step.
+func turnEnded(msgs []agent.Message) bool {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		if m.Advice != "" && !m.Wake {
+			continue
+		}
+		return m.Role == "assistant" && m.Completed && m.Finish != "tool-calls" && m.Finish != ""
+	}
+	return false
+}
+
+// review runs one advisor session over the delta since the last review,
+// judges its notes and delivers what passes. A failure is recorded and
+// drops the delta (fail-open).
+func (w *watchdog) review(ctx context.Context, msgs []agent.Message, ended bool) {
+	delta, last := reviewDelta(msgs, w.hb.Reviewed)
+	w.hb.Reviewed, w.hb.LastReview = last, w.hb.Boundaries
+	s := w.in.Settings
+	n := w.hb.State.Reviews + 1
+	prompt := reviewPrompt(ctx, w.in, n, delta)
+	rctx, cancel := context.WithTimeout(ctx, s.Timeout)
+	defer cancel()
+	rctx, stop := context.WithCancelCause(rctx)
+	defer stop(nil)
+	tools := 0
+	lastTool := ""
+	res, err := w.a.Sessions.RunSession(rctx, agent.SessionRequest{
+		Directory: w.in.Lane, Agent: AgentAdvisor, Model: w.in.Model, Prompt: prompt,
+		Title: fmt.Sprintf("horizon %s %s attempt %d (advisor review %d)", w.in.RunID, w.in.Feature, w.in.Attempt, n),
+	}, func(p agent.Progress) {
+		if p.Phase == "tool" && p.Tool != "" && p.Tool != lastTool {
+			tools++
+			if tools > s.MaxToolSteps {
+				stop(fmt.Errorf("the review used more than advisor.max_tool_steps (%d) tool rounds", s.MaxToolSteps))
+			}
+		}
+		lastTool = p.Tool
+	})
+	usage := horizon.Usage{Input: res.Usage.Input, Output: res.Usage.Output, Reasoning: res.Usage.Reasoning,
+		CacheRead: res.Usage.CacheRead, CacheWrite: res.Usage.CacheWrite, Cost: res.Usage.Cost}
+	w.hb.Usage = w.hb.Usage.Add(usage)
+	if serr := w.a.recordSpend(w.in.RunID, fmt.Sprintf("%s/%s/%d/advisor/%d", w.in.RunID, w.in.Feature, w.in.Attempt, n), usage.Cost); serr != nil {
+		w.log.Warn("advisor spend not recorded", "Error", serr)
+	}
+	if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return // the activity ends; its retry reviews again
+		case context.Cause(rctx) != nil && !errors.Is(context.Cause(rctx), context.Canceled) && !errors.Is(context.Cause(rctx), context.DeadlineExceeded):
+			w.fail(context.Cause(rctx).Error())
+		case rctx.Err() != nil:
+			w.fail(fmt.Sprintf("the review timed out after advisor.timeout (%s)", s.Timeout))
+		default:
+			w.fail("the review failed: " + oneLine(err.Error(), 300))
+		}
+		return
+	}
+	adv, _, perr := agent.ParseAdvice(res.Text)
+	if perr != nil {
+		w.fail("the review gave no valid advice: " + perr.Error())
+		return
+	}
+	recs := w.hb.State.Judge(w.rules(), adv, laneFiles(w.in.Lane))
+	at := time.Now()
+	for i := range recs {
+		if recs[i].Reached() {
+			recs[i].Message = agent.AdviceMessageID(fmt.Sprintf("%s/%s/%d/%s", w.in.RunID, w.in.Feature, w.in.Attempt, recs[i].ID), at)
+		}
+	}
+	// Judged and named before any delivery: a crash from here on finds
+	// the notes in the heartbeat, and each delivery is checked against
+	// the session, so none is given twice.
+	w.hb.Records = append(w.hb.Records, recs...)
+	w.save()
+	w.deliver(ctx, len(w.hb.Records)-len(recs), ended)
+}
+
+// deliver puts the judged notes from index from on into the session.
+func (w *watchdog) deliver(ctx context.Context, from int, ended bool) {
+	have, err := w.ses.Transcript(ctx, w.in.Lane, w.hb.Session)
+	if err != nil {
+		have = nil
+	}
+	given := map[string]bool{}
+	for _, m := range have {
+		if m.Advice != "" {
+			given[m.Advice] = true
+		}
+	}
+	for i := from; i < len(w.hb.Records); i++ {
+		r := &w.hb.Records[i]
+		if !r.Reached() || given[r.ID] {
+			continue
+		}
+		err := w.ses.Deliver(ctx, w.in.Lane, w.hb.Session, agent.Delivery{
+			MessageID: r.Message, NoteID: r.ID, Text: adviceText(*r), Wake: r.Woke,
+			Agent: agent.AgentWorker, Model: w.in.WorkerModel,
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			r.Verdict, r.Reason, r.Woke = horizon.AdviceFailed, "delivery failed: "+oneLine(err.Error(), 300), false
+			continue
+		}
+		if r.Woke && ended {
+			w.hb.Woke = true
+		}
+		w.log.Info("advisor note delivered", "RunID", w.in.RunID, "Feature", w.in.Feature, "Attempt", w.in.Attempt, "Note", r.ID, "Severity", r.Delivered, "Woke", r.Woke)
+	}
+	w.save()
+}
+
+// reviewDelta is the transcript since the message after, without the
+// advisor's own messages, as text for the review; last is the newest
+// message ID it covers.
+func reviewDelta(msgs []agent.Message, after string) (string, string) {
+	var b strings.Builder
+	last := after
+	for _, m := range msgs {
+		if after != "" && m.ID <= after {
+			continue
+		}
+		last = m.ID
+		if m.Advice != "" {
+			continue // the advisor never reviews advice
+		}
+		text := strings.TrimSpace(m.Text)
+		if text == "" && len(m.Tools) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "### %s", m.Role)
+		if len(m.Tools) > 0 {
+			fmt.Fprintf(&b, " (tools: %s)", strings.Join(m.Tools, ", "))
+		}
+		b.WriteString("\n\n")
+		if text != "" {
+			b.WriteString(text)
+			b.WriteString("\n\n")
+		}
+	}
+	d := b.String()
+	if len(d) > maxReviewDelta {
+		d = "…[earlier part of the delta cut]\n" + d[len(d)-maxReviewDelta:]
+	}
+	if strings.TrimSpace(d) == "" {
+		d = "(nothing new)"
+	}
+	return d, last
+}
+
+// reviewPrompt is a review's brief: the feature, facts horizon measured
+// (the lane's diff stat, the last gate's failing set) and the delta.
+func reviewPrompt(ctx context.Context, in AdvisorInput, n int, delta string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Review %d of the worker's session on feature %s (attempt %d).\n\n## The feature\n\n%s\n\n## Facts horizon measured\n\n", n, in.Feature, in.Attempt, strings.TrimSpace(in.Brief))
+	stat, err := git(ctx, in.Lane, append([]string{"diff", "--stat", in.BaseCommit, "--", "."}, excluded...)...)
+	switch {
+	case err != nil:
+		fmt.Fprintf(&b, "- diff stat: unavailable (%s)\n", oneLine(err.Error(), 300))
+	case strings.TrimSpace(stat) == "":
+		b.WriteString("- diff stat: no tracked file changed yet\n")
+	default:
+		fmt.Fprintf(&b, "- diff stat against the base commit:\n\n```\n%s\n```\n", lastBytes(stat, 4000))
+	}
+	if g := in.Gate; g != nil {
+		fmt.Fprintf(&b, "- last gate (previous attempt): %s", g.Verdict)
+		if len(g.Failing) > 0 {
+			fmt.Fprintf(&b, "; failing: %s", strings.Join(g.Failing, ", "))
+		}
+		b.WriteString("\n")
+	} else {
+		b.WriteString("- no gate has run on this feature yet\n")
+	}
+	fmt.Fprintf(&b, "\n## What the worker did since your last review\n\n%s\nEnd with the horizon-advice block.\n", delta)
+	return b.String()
+}
+
+// adviceText is a delivered note as the worker reads it; its first line
+// is the tag every advisor message carries.
+func adviceText(r horizon.AdviceRecord) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s · %s %s]\n%s\n", agent.AdvicePrefix, r.Delivered, r.ID, r.Note)
+	if e := r.Evidence; e != nil && e.File != "" {
+		fmt.Fprintf(&b, "Evidence: %s", e.File)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d", e.Line)
+		}
+		fmt.Fprintf(&b, " — %s\n", e.ObservedFact)
+	}
+	if r.SuggestedPatch != "" {
+		fmt.Fprintf(&b, "Suggested patch:\n```\n%s\n```\n", r.SuggestedPatch)
+	}
+	if r.Woke {
+		b.WriteString("This is a blocker: reconsider before you go on. If you disagree, say why. End your reply with the horizon-report block, as before.\n")
+	} else {
+		b.WriteString("Advice from a reviewer watching your session; weigh it, no reply needed.\n")
+	}
+	return b.String()
+}
+
+// laneFiles reads lane files for the fact check: regular files inside the
+// lane (symlinks resolved), at most 2 MB.
+func laneFiles(lane string) advisor.Files {
+	root, err := filepath.EvalSymlinks(lane)
+	if err != nil {
+		root = lane
+	}
+	return func(rel string) (string, bool) {
+		p, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil || (p != root && !strings.HasPrefix(p, root+string(filepath.Separator))) {
+			return "", false
+		}
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() > 2<<20 {
+			return "", false
+		}
+		b, err := os.ReadFile(p)
+		return string(b), err == nil
+	}
+}
+
+// adviceMarkdown is the attempt's advice record in its transcript folder.
+func adviceMarkdown(in AdvisorInput, recs []horizon.AdviceRecord) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s · %s · attempt %d · advice\n\nadvisor model `%s` · %s\n\n", in.RunID, in.Feature, in.Attempt, in.Model, horizon.AdviceSummary(recs))
+	for _, r := range recs {
+		fmt.Fprintf(&b, "- **%s** %s", r.ID, r.Verdict)
+		if r.Severity != "" {
+			fmt.Fprintf(&b, " · %s", r.Severity)
+			if r.Delivered != "" && r.Delivered != r.Severity {
+				fmt.Fprintf(&b, " → %s", r.Delivered)
+			}
+		}
+		if r.Woke {
+			b.WriteString(" · woke the worker")
+		}
+		if r.Note != "" {
+			fmt.Fprintf(&b, ": %s", oneLine(r.Note, 300))
+		}
+		if r.Reason != "" {
+			fmt.Fprintf(&b, " (%s)", r.Reason)
+		}
+		b.WriteString("\n")
+	}
+	js, _ := json.MarshalIndent(recs, "", "  ")
+	fmt.Fprintf(&b, "\n```json\n%s\n```\n", js)
+	return b.String()
+}
+
+// SessionTitle is the title of a run's session in OpenCode, by which the
+// watchdog finds the worker's.
+func SessionTitle(runID, feature string, attempt int, role horizon.Role) string {
+	return fmt.Sprintf("horizon %s %s attempt %d (%s)", runID, feature, attempt, role)
+}

@@ -1,0 +1,208 @@
+package activities
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/agent"
+)
+
+// fakeWorker is an OpenCode whose worker session takes a step each time
+// the advisor reviews, and whose advisor answers from a script.
+type fakeWorker struct {
+	mu        sync.Mutex
+	msgs      []agent.Message
+	idle      bool
+	reviews   []string // the advisor's final texts, in order
+	prompts   []string // the review briefs it got
+	delivered []agent.Delivery
+	steps     [][]agent.Message // what the worker does during review i
+	hang      bool              // the advisor never answers
+}
+
+func (f *fakeWorker) RunSession(ctx context.Context, req agent.SessionRequest, _ func(agent.Progress)) (agent.SessionResult, error) {
+	f.mu.Lock()
+	i := len(f.prompts)
+	f.prompts = append(f.prompts, req.Prompt)
+	if i < len(f.steps) {
+		f.msgs = append(f.msgs, f.steps[i]...)
+		if i == len(f.steps)-1 {
+			f.idle = true
+		}
+	}
+	hang := f.hang
+	f.mu.Unlock()
+	if hang {
+		<-ctx.Done()
+		return agent.SessionResult{}, ctx.Err()
+	}
+	text := "```horizon-advice\n{\"notes\": []}\n```"
+	if i < len(f.reviews) {
+		text = f.reviews[i]
+	}
+	return agent.SessionResult{SessionID: "ses_adv", Text: text, Usage: agent.Usage{Input: 10, Cost: 0.001}}, nil
+}
+func (f *fakeWorker) ValidateModel(context.Context, string, string) error    { return nil }
+func (f *fakeWorker) Models(context.Context, string) ([]string, error)       { return nil, nil }
+func (f *fakeWorker) Follow(context.Context, string, string) <-chan struct{} { return nil }
+func (f *fakeWorker) FindSession(_ context.Context, _, title string) (string, error) {
+	if title != "horizon run-1 f1 attempt 1 (worker)" {
+		return "", nil
+	}
+	return "ses_w", nil
+}
+func (f *fakeWorker) Transcript(context.Context, string, string) ([]agent.Message, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]agent.Message(nil), f.msgs...), nil
+}
+func (f *fakeWorker) Idle(context.Context, string, string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.idle, nil
+}
+func (f *fakeWorker) Deliver(_ context.Context, _, _ string, d agent.Delivery) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, m := range f.msgs {
+		if m.ID == d.MessageID {
+			return nil
+		}
+	}
+	f.delivered = append(f.delivered, d)
+	f.msgs = append(f.msgs, agent.Message{ID: d.MessageID, Role: "user", Text: d.Text, Advice: d.NoteID, Wake: d.Wake})
+	if d.Wake {
+		f.idle = false
+	}
+	return nil
+}
+
+func step(id, finish string) agent.Message {
+	return agent.Message{ID: id, Role: "assistant", Completed: true, Finish: finish, Text: "working " + id, Tools: []string{"edit"}}
+}
+
+func advice(notes string) string {
+	return "Reviewed.\n```horizon-advice\n{\"notes\": [" + notes + "]}\n```"
+}
+
+func watchInput(t *testing.T) AdvisorInput {
+	lane := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(lane, "calc"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(lane, "calc", "add.go"), []byte("package calc\n\nfunc Add(a, b int) int {\n\treturn a - b\n}\n"), 0o644))
+	return AdvisorInput{RunID: "run-1", Feature: "f1", Attempt: 1, Lane: lane, BaseCommit: "HEAD", WorkerModel: "fake/worker", Model: "fake/adv",
+		Brief: "Make Add add.\n\nAcceptance: Add(2, 3) == 5", Settings: AdvisorSettings{Enabled: true, ReviewMode: "step", ReviewInterval: 1,
+			MaxToolSteps: 3, MaxNotes: 3, ImmuneTurns: 0, Timeout: 5 * time.Second, RequireEvidence: true}}
+}
+
+func runWatch(t *testing.T, f *fakeWorker, in AdvisorInput) AdvisorOutput {
+	t.Helper()
+	old := advisorPoll
+	advisorPoll = 10 * time.Millisecond
+	t.Cleanup(func() { advisorPoll = old })
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	acts := &Activities{Home: t.TempDir(), Sessions: f}
+	env.RegisterActivity(acts)
+	v, err := env.ExecuteActivity(acts.AdvisorWatch, in)
+	require.NoError(t, err)
+	var out AdvisorOutput
+	require.NoError(t, v.Get(&out))
+	return out
+}
+
+// The issue's first case, at the activity: a true blocker wakes the
+// worker; the next review's blocker is delivered without waking, a
+// blocker without evidence as a concern; a refuted note and an LGTM
+// never reach the session.
+func TestAdvisorWatchDelivers(t *testing.T) {
+	truth := `{"severity": "blocker", "note": "Add subtracts", "evidence": {"file": "calc/add.go", "line": 4, "observed_fact": "` + "`return a - b`" + `"}}`
+	f := &fakeWorker{
+		msgs: []agent.Message{{ID: "m01", Role: "user", Text: "brief"}, step("m02", "tool-calls")},
+		steps: [][]agent.Message{
+			{step("m03", "tool-calls")},
+			{step("m05", "tool-calls"), step("m06", "stop")},
+		},
+		reviews: []string{
+			advice(truth),
+			advice(`{"severity": "blocker", "note": "Add still subtracts", "evidence": {"file": "calc/add.go", "line": 4, "observed_fact": "` + "`a - b`" + `"}},
+				{"severity": "blocker", "note": "Add has no test", "evidence": null},
+				{"severity": "concern", "note": "Add returns a string", "evidence": {"file": "calc/add.go", "line": 3, "observed_fact": "` + "`int) string`" + `"}},
+				{"severity": "nit", "note": "LGTM"}`),
+		},
+	}
+	in := watchInput(t)
+	out := runWatch(t, f, in)
+	got := map[string]string{}
+	for _, r := range out.Records {
+		got[r.ID] = string(r.Verdict) + "/" + string(r.Delivered)
+	}
+	require.Equal(t, map[string]string{
+		"r1.1": "delivered/blocker", "r2.1": "downgraded/concern", "r2.2": "downgraded/concern",
+		"r2.3": "refuted/", "r2.4": "suppressed/",
+	}, got)
+	require.True(t, out.Records[0].Woke)
+	require.False(t, out.WokeAfterReport, "the wake came mid-turn")
+	require.Len(t, f.delivered, 3, "refuted and suppressed notes never reach the session")
+	require.True(t, f.delivered[0].Wake)
+	require.False(t, f.delivered[1].Wake)
+	require.Equal(t, "fake/worker", f.delivered[1].Model)
+	require.True(t, strings.HasPrefix(f.delivered[0].Text, "[horizon advisor · blocker r1.1]"), f.delivered[0].Text)
+	require.Len(t, f.prompts, 3, "two reviews at boundaries and one of the turn's rest")
+	require.Contains(t, f.prompts[0], "Acceptance: Add(2, 3) == 5")
+	require.NotContains(t, f.prompts[2], "Add subtracts", "the advisor never reviews its own advice")
+	require.InDelta(t, 0.003, out.Usage.Cost, 1e-9)
+	md, err := os.ReadFile(out.Transcript)
+	require.NoError(t, err)
+	require.Contains(t, string(md), "r2.3** refuted")
+}
+
+// A blocker after the worker's report wakes it and says so.
+func TestAdvisorWatchWakeAfterReport(t *testing.T) {
+	f := &fakeWorker{
+		msgs:    []agent.Message{{ID: "m01", Role: "user", Text: "brief"}, step("m02", "stop")},
+		idle:    true,
+		reviews: []string{advice(`{"severity": "blocker", "note": "Add subtracts", "evidence": {"file": "calc/add.go", "line": 4, "observed_fact": "` + "`return a - b`" + `"}}`)},
+	}
+	out := runWatch(t, f, watchInput(t))
+	require.True(t, out.WokeAfterReport)
+	require.Len(t, f.delivered, 1)
+	require.True(t, f.delivered[0].Wake)
+}
+
+// An advisor that never answers: the review is recorded as failed after
+// advisor.timeout, and the watchdog ends.
+func TestAdvisorWatchTimeout(t *testing.T) {
+	f := &fakeWorker{msgs: []agent.Message{{ID: "m01", Role: "user", Text: "brief"}, step("m02", "stop")}, idle: true, hang: true}
+	in := watchInput(t)
+	in.Settings.Timeout = 50 * time.Millisecond
+	out := runWatch(t, f, in)
+	require.Equal(t, []horizon.AdviceRecord{{ID: "r1", Review: 1, Verdict: horizon.AdviceFailed, Reason: "the review timed out after advisor.timeout (50ms)"}}, out.Records)
+	require.Empty(t, f.delivered)
+}
+
+// A resumed watchdog (its heartbeat carries judged notes) does not deliver
+// a note the session already holds.
+func TestAdvisorWatchDeliversOnce(t *testing.T) {
+	f := &fakeWorker{msgs: []agent.Message{{ID: "m01", Role: "user", Text: "brief"}, step("m02", "tool-calls")}}
+	w := &watchdog{a: &Activities{Home: t.TempDir(), Sessions: f}, in: watchInput(t), ses: f, heart: startHeartbeat(context.Background(), beatOptions{}), log: nopLog{}}
+	w.out.Transcript = filepath.Join(t.TempDir(), "advice.md")
+	w.hb.Session = "ses_w"
+	w.hb.Records = []horizon.AdviceRecord{{ID: "r1.1", Verdict: horizon.AdviceDelivered, Delivered: horizon.SeverityConcern, Note: "x", Message: "msg_1"}}
+	w.deliver(context.Background(), 0, false)
+	w.deliver(context.Background(), 0, false) // the retry after a crash
+	require.Len(t, f.delivered, 1)
+}
+
+type nopLog struct{}
+
+func (nopLog) Info(string, ...any) {}
+func (nopLog) Warn(string, ...any) {}
