@@ -119,6 +119,15 @@ func (s *RunState) PlanMarkdown() string {
 			fmt.Fprintf(&b, "- `%s` %s: %s — `%s`\n", f.ID, f.Blocker.Type, viewCell(clipHead(oneLine(f.Blocker.Evidence), viewEvidenceBytes)), s.UnblockCommand(f.ID))
 		}
 	}
+	var advice strings.Builder
+	for _, m := range s.Plan.Milestones {
+		for _, f := range m.Features {
+			advice.WriteString(adviceMarkdown(f.ID, f.Attempts))
+		}
+	}
+	if advice.Len() > 0 {
+		b.WriteString("\nAdvisor:\n\n" + advice.String())
+	}
 	if g := s.Integration; g != nil {
 		fmt.Fprintf(&b, "\nIntegration gate: %s (exit %d)", g.Verdict, g.ExitCode)
 		if g.ReceiptID != "" {

@@ -321,6 +321,29 @@ func (s *RunState) Markdown() string {
 	if c := s.Current(); c != nil && c.Route != "" {
 		fmt.Fprintf(&b, "\nladder: %s\n", c.Route)
 	}
+	b.WriteString(adviceMarkdown("", s.Attempts))
+	return b.String()
+}
+
+// adviceMarkdown lists, for the Web UI, what the advisor's watchdog said
+// per attempt that had advice ("" when none had); feature names the
+// attempts' feature in a planned run.
+func adviceMarkdown(feature string, attempts []Attempt) string {
+	var b strings.Builder
+	for _, a := range attempts {
+		sum := AdviceSummary(a.Advice)
+		if sum == "" {
+			continue
+		}
+		if b.Len() == 0 && feature == "" {
+			b.WriteString("\nAdvisor:\n\n")
+		}
+		who := fmt.Sprintf("attempt %d", a.N)
+		if feature != "" {
+			who = fmt.Sprintf("`%s` attempt %d", feature, a.N)
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", who, sum)
+	}
 	return b.String()
 }
 

@@ -243,10 +243,19 @@ func alive(pid int) bool {
 	return err == nil && !strings.Contains(string(b), ") Z ")
 }
 
-// needsE2E skips a test in -short mode (TestMain has not built the binary).
+// needsE2E skips a test in -short mode (TestMain has not built the binary)
+// and otherwise runs it in parallel with the other end-to-end tests (up
+// to go test's -parallel). Each test has a world of its own (home, ports,
+// model server, daemon), and most of an e2e test's time is waiting on
+// timers, heartbeats and outages rather than CPU, so on two cores three
+// at a time take about half the time of one. HORIZON_E2E_SERIAL=1 (and
+// the bench, HORIZON_BENCH) runs them one at a time.
 func needsE2E(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("e2e: runs the horizon daemon, opencode and git (skipped with -short)")
+	}
+	if os.Getenv("HORIZON_E2E_SERIAL") == "" && os.Getenv("HORIZON_BENCH") == "" {
+		t.Parallel()
 	}
 }
