@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -191,6 +192,16 @@ func (w *watchdog) run(ctx context.Context) error {
 		case <-tick.C:
 		}
 	}
+	if len(w.hb.Records) > 0 {
+		// A watchdog resumed after a crash may hold notes it judged but
+		// had not yet delivered: deliver them now (each only if the
+		// session does not have it yet).
+		ended := false
+		if msgs, err := w.ses.Transcript(ctx, w.in.Lane, w.hb.Session); err == nil && turnEnded(msgs) {
+			ended, _ = w.ses.Idle(ctx, w.in.Lane, w.hb.Session)
+		}
+		w.deliver(ctx, 0, ended)
+	}
 	wake := w.ses.Follow(ctx, w.in.Lane, w.hb.Session)
 	for {
 		done, err := w.step(ctx)
@@ -359,7 +370,31 @@ func (w *watchdog) review(ctx context.Context, msgs []agent.Message, ended bool)
 	// the session, so none is given twice.
 	w.hb.Records = append(w.hb.Records, recs...)
 	w.save()
+	if slices.ContainsFunc(recs, horizon.AdviceRecord.Reached) {
+		holdBeforeDelivery(ctx)
+	}
 	w.deliver(ctx, len(w.hb.Records)-len(recs), ended)
+}
+
+// holdBeforeDelivery lets an end-to-end test stop the daemon between a
+// review's judgement and its delivery, the moment the exactly-once
+// delivery is about: with HORIZON_TEST_ADVICE_HOLD naming a file, the
+// watchdog creates "<file>.reached" and waits until the file exists.
+func holdBeforeDelivery(ctx context.Context) {
+	hold := os.Getenv("HORIZON_TEST_ADVICE_HOLD")
+	if hold == "" {
+		return
+	}
+	_ = os.WriteFile(hold+".reached", nil, 0o644)
+	for ctx.Err() == nil {
+		if _, err := os.Stat(hold); err == nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // deliver puts the judged notes from index from on into the session.
@@ -376,7 +411,14 @@ func (w *watchdog) deliver(ctx context.Context, from int, ended bool) {
 	}
 	for i := from; i < len(w.hb.Records); i++ {
 		r := &w.hb.Records[i]
-		if !r.Reached() || given[r.ID] {
+		if !r.Reached() {
+			continue
+		}
+		if given[r.ID] {
+			// Delivered before a crash that lost the heartbeat saying so.
+			if r.Woke && ended {
+				w.hb.Woke = true
+			}
 			continue
 		}
 		err := w.ses.Deliver(ctx, w.in.Lane, w.hb.Session, agent.Delivery{

@@ -206,3 +206,37 @@ type nopLog struct{}
 
 func (nopLog) Info(string, ...any) {}
 func (nopLog) Warn(string, ...any) {}
+
+// A watchdog killed after it judged a review's notes (they are in its
+// heartbeat) and before it delivered them: its retry delivers each of them
+// once, and a blocker that woke the worker after its report is still
+// known as such when the crash came after the delivery.
+func TestAdvisorWatchResumedDeliversPending(t *testing.T) {
+	in := watchInput(t)
+	f := &fakeWorker{idle: true, msgs: []agent.Message{{ID: "m01", Role: "user", Text: "brief"}, step("m02", "stop")}}
+	pending := []horizon.AdviceRecord{
+		{ID: "r1.1", Review: 1, Severity: horizon.SeverityConcern, Delivered: horizon.SeverityConcern, Note: "check the sign", Verdict: horizon.AdviceDelivered, Message: "msg_r11"},
+		{ID: "r1.2", Review: 1, Severity: horizon.SeverityNit, Note: "LGTM", Verdict: horizon.AdviceSuppressed},
+	}
+	w := &watchdog{a: &Activities{Home: t.TempDir(), Sessions: f}, in: in, ses: f, heart: startHeartbeat(context.Background(), beatOptions{}), log: nopLog{}}
+	w.out.Transcript = filepath.Join(t.TempDir(), "advice.md")
+	w.hb = AdvisorHeartbeat{Session: "ses_w", Reviewed: "m02", Boundaries: 1, LastReview: 1, Records: pending}
+	require.NoError(t, w.run(context.Background()))
+	require.Len(t, f.delivered, 1, "the judged concern is delivered, the suppressed note is not")
+	require.Equal(t, "r1.1", f.delivered[0].NoteID)
+
+	// The same crash once more, now after the delivery: nothing new.
+	w.hb.Records = pending
+	require.NoError(t, w.run(context.Background()))
+	require.Len(t, f.delivered, 1)
+
+	// A waking blocker delivered after the report, the heartbeat that said
+	// so lost: the retry still reports the wake.
+	f.msgs = append(f.msgs, agent.Message{ID: "m03", Role: "user", Text: "[horizon advisor · blocker r2.1]", Advice: "r2.1", Wake: true}, step("m04", "stop"))
+	w.hb = AdvisorHeartbeat{Session: "ses_w", Reviewed: "m04", Boundaries: 2, LastReview: 2, Records: []horizon.AdviceRecord{
+		{ID: "r2.1", Review: 2, Severity: horizon.SeverityBlocker, Delivered: horizon.SeverityBlocker, Note: "wrong sign", Verdict: horizon.AdviceDelivered, Woke: true, Message: "msg_r21"},
+	}}
+	require.NoError(t, w.run(context.Background()))
+	require.Len(t, f.delivered, 1, "the blocker is in the session already")
+	require.True(t, w.hb.Woke)
+}

@@ -14,6 +14,8 @@ var otherEnv = []string{
 	"HORIZON_RECORD_HISTORY",
 	"HORIZON_BENCH",
 	"HORIZON_AGENT_DAEMON_HELPER",
+	"HORIZON_TEST_ADVICE_HOLD", // activities.holdBeforeDelivery, for the advisor's crash test
+	"HORIZON_E2E_SERIAL",
 }
 
 // UnknownVar is a HORIZON_* variable that names no setting, so nothing

@@ -233,8 +233,9 @@ func TestAdvisorNeverAnswers(t *testing.T) {
 }
 
 // SIGKILL of the daemon while a review is in flight, then `horizon
-// resume`: the watchdog resumes from its heartbeat, reviews again and the
-// blocker reaches the session exactly once.
+// resume`: the watchdog resumes from its heartbeat and reviews again; a
+// second SIGKILL once that review is judged and before its delivery, and
+// `horizon resume` again: the blocker reaches the session exactly once.
 func TestAdvisorCrashDeliversOnce(t *testing.T) {
 	needsE2E(t)
 	worker := "# Task (attempt 1 of"
@@ -260,21 +261,30 @@ func TestAdvisorCrashDeliversOnce(t *testing.T) {
 		}},
 	}}
 	w := advisedWorld(t, script, "60s")
+	hold := filepath.Join(t.TempDir(), "deliver")
+	w.env = append(w.env, "HORIZON_TEST_ADVICE_HOLD="+hold)
 	repo, _ := fixture(t)
 	out, code := w.stdout("start", "--detach", "--repo", repo, "--model", demo.Model, goal)
 	require.Equal(t, 0, code, out)
 	id := strings.TrimSpace(out)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
+	kill := func() {
+		pid := w.daemonPID()
+		require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+		require.Eventually(t, func() bool { return !alive(pid) }, 30*time.Second, 50*time.Millisecond)
+		out, code := w.run(ctx, "resume")
+		require.Equal(t, 0, code, out)
+	}
 	_, err := w.model.WaitForRequest(ctx, func(r fakemodel.Request) bool { return r.Rule == "advisor-crash" })
 	require.NoError(t, err)
-	pid := w.daemonPID()
-	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
-	require.Eventually(t, func() bool { return !alive(pid) }, 30*time.Second, 50*time.Millisecond)
+	kill()
 
-	out, code = w.run(ctx, "resume")
-	require.Equal(t, 0, code, out)
+	// The review done again is judged; the daemon dies before delivering.
+	require.Eventually(t, func() bool { _, err := os.Stat(hold + ".reached"); return err == nil }, 3*time.Minute, 100*time.Millisecond)
+	kill()
+	require.NoError(t, os.WriteFile(hold, nil, 0o644))
 	w.model.Release("worker")
 	s := w.waitStatus(id, 4*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() })
 	require.Equal(t, horizon.StatusCompleted, s.Status, s.Reason)
