@@ -142,7 +142,7 @@ func reapPrevious(paths Paths, log zerolog.Logger) {
 	if n, err := agent.ReapOrphans(paths.AgentPIDs(), log); err != nil {
 		log.Warn().Err(err).Msg("reap orphaned agent processes")
 	} else if n > 0 {
-		log.Warn().Int("processes", n).Msg("stopped agent processes a previous daemon left behind")
+		log.Warn().Int("Processes", n).Msg("stopped agent processes a previous daemon left behind")
 	}
 	// Likewise gates, git and codemods: a retried activity must not run
 	// beside what its first attempt left (two gates in one lane). Children
@@ -178,7 +178,7 @@ func startEngine(cfg *config.Config, paths Paths, log zerolog.Logger) (*engine.E
 	if err != nil {
 		return nil, err
 	}
-	log.Info().Str("Frontend", emb.FrontendAddress()).Str("UI", emb.UIURL()).Dur("took", time.Since(started)).Msg("engine started")
+	log.Info().Str("Frontend", emb.FrontendAddress()).Str("UI", emb.UIURL()).Dur("Took", time.Since(started)).Msg("engine started")
 	return emb, nil
 }
 
@@ -275,7 +275,7 @@ func handBack(ctx context.Context, c client.Client, namespace, identity string, 
 	if err != nil {
 		log.Warn().Err(err).Msg("hand back orphaned activities")
 	} else if n > 0 {
-		log.Info().Int("activities", n).Msg("handed back activities of a previous daemon")
+		log.Info().Int("Activities", n).Msg("handed back activities of a previous daemon")
 	}
 }
 
