@@ -35,7 +35,7 @@ func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (Prefligh
 	}
 	// A gate that needs a submodule passes in the repository and would fail
 	// in every lane if lanes could not have it: say so now.
-	if err := checkSubmodules(ctx, in.Repo, in.BaseCommit); err != nil {
+	if err := CheckSubmodules(ctx, in.Repo, in.BaseCommit); err != nil {
 		return PreflightOutput{}, submoduleFailure("preflight", err)
 	}
 	lb, err := LoadLeaderboard(in.ModelsFile)

@@ -45,13 +45,37 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 }
 
 // agentSession is one attempt of AgentSession; waited is the outage a
-// retryable failure leaves the next attempt in.
+// retryable failure leaves the next attempt in. Its steps: prepare the
+// brief, run the session under a heartbeat, record what it cost and said,
+// read its protocol block.
 func (a *Activities) agentSession(ctx context.Context, in SessionInput, t *outageTeller) (_ SessionOutput, waited *horizon.Outage, _ error) {
 	a.notifyOutage(ctx, in)
 	var hb SessionHeartbeat
 	if activity.HasHeartbeatDetails(ctx) {
 		_ = activity.GetHeartbeatDetails(ctx, &hb)
 	}
+	req, moved, err := a.prepareSession(ctx, in, hb)
+	if err != nil {
+		return SessionOutput{}, nil, err
+	}
+	activity.GetLogger(ctx).Info("session starting", "RunID", in.RunID, "Feature", in.Feature, "Role", in.Role, "Attempt", in.Attempt, "ResumeSession", hb.SessionID)
+	res, waited, err := a.runSession(ctx, req, hb, t)
+	if err != nil {
+		return SessionOutput{}, waited, err
+	}
+	out, err := a.recordSession(ctx, in, req.Prompt, res, hb, moved)
+	if err != nil {
+		return out, nil, err
+	}
+	readProtocol(ctx, in, res.Text, &out)
+	return out, nil, nil
+}
+
+// prepareSession is the session's request: the role's agent, the brief
+// (the auditor's with the lane's diff, a moved session's with what the
+// lane holds), the worker's consults registered. moved says the session
+// was last run by another daemon (hb).
+func (a *Activities) prepareSession(ctx context.Context, in SessionInput, hb SessionHeartbeat) (_ agent.SessionRequest, moved bool, _ error) {
 	agentName := AgentWorker
 	prompt := in.Prompt
 	if in.Role == horizon.RoleExplorer || in.Role == horizon.RoleLead {
@@ -61,24 +85,37 @@ func (a *Activities) agentSession(ctx context.Context, in SessionInput, t *outag
 		agentName = AgentAuditor
 		diff, err := laneDiff(ctx, in.Lane, in.BaseCommit)
 		if err != nil {
-			return SessionOutput{}, nil, err
+			return agent.SessionRequest{}, false, err
 		}
 		prompt = strings.Replace(prompt, horizon.DiffPlaceholder, diff, 1)
 	}
 	if err := a.mustSee("lane", in.Lane); err != nil {
-		return SessionOutput{}, nil, err
+		return agent.SessionRequest{}, false, err
 	}
 	if in.Role == horizon.RoleWorker {
 		if err := a.registerConsults(in); err != nil {
-			return SessionOutput{}, nil, err
+			return agent.SessionRequest{}, false, err
 		}
 	}
-	moved := a.movedFrom(hb)
+	moved = a.movedFrom(hb)
 	if moved {
 		prompt = movedBrief(ctx, prompt, in.Lane, in.BaseCommit, hb)
 	}
-	activity.GetLogger(ctx).Info("session starting", "RunID", in.RunID, "Feature", in.Feature, "Role", in.Role, "Attempt", in.Attempt, "ResumeSession", hb.SessionID)
+	return agent.SessionRequest{
+		Directory:       in.Lane,
+		Agent:           agentName,
+		Model:           in.Model,
+		Prompt:          prompt,
+		Title:           SessionTitle(in.RunID, in.Feature, in.Attempt, in.Role),
+		ResumeSessionID: cmp.Or(hb.SessionID, in.ResumeSessionID),
+	}, moved, nil
+}
 
+// runSession runs req under a heartbeat carrying the session's progress
+// (hb: the previous attempt's), telling the run (t) when OpenCode retries
+// the model call and when the model answers again. A retryable failure
+// returns the outage the next attempt goes on in (waited).
+func (a *Activities) runSession(ctx context.Context, req agent.SessionRequest, hb SessionHeartbeat, t *outageTeller) (_ agent.SessionResult, waited *horizon.Outage, _ error) {
 	// Keep the heartbeat alive between progress events (a long model call
 	// is silent); the SDK throttles what reaches the server.
 	if hb.Retry != nil {
@@ -102,14 +139,7 @@ func (a *Activities) agentSession(ctx context.Context, in SessionInput, t *outag
 	var retrySince time.Time
 	retryTold, toldRetry := false, 0 // OpenCode's retry last told
 	pending := hb.Outage != nil      // a retried session, not going yet
-	res, err := a.Sessions.RunSession(ctx, agent.SessionRequest{
-		Directory:       in.Lane,
-		Agent:           agentName,
-		Model:           in.Model,
-		Prompt:          prompt,
-		Title:           SessionTitle(in.RunID, in.Feature, in.Attempt, in.Role),
-		ResumeSessionID: cmp.Or(hb.SessionID, in.ResumeSessionID),
-	}, func(p agent.Progress) {
+	res, err := a.Sessions.RunSession(ctx, req, func(p agent.Progress) {
 		cur = SessionHeartbeat{SessionID: p.SessionID, Phase: p.Phase, Tool: p.Tool, Outage: hb.Outage, Worker: a.Identity}
 		if p.Retry != nil {
 			if retrySince.IsZero() {
@@ -135,7 +165,7 @@ func (a *Activities) agentSession(ctx context.Context, in SessionInput, t *outag
 	heart.Stop()
 	if err != nil {
 		if ctx.Err() != nil {
-			return SessionOutput{}, nil, ctx.Err()
+			return res, nil, ctx.Err()
 		}
 		cerr := classifySessionError(err)
 		if retryable(cerr) {
@@ -145,14 +175,20 @@ func (a *Activities) agentSession(ctx context.Context, in SessionInput, t *outag
 			cur.Retry = nil
 			heart.Record(cur)
 			waited := outageOf(cur.Outage, nil)
-			return SessionOutput{}, &waited, cerr
+			return res, &waited, cerr
 		}
-		return SessionOutput{}, nil, cerr
+		return res, nil, cerr
 	}
 	// Record the final ID synchronously: a crash from here on must continue,
 	// not restart, the session.
 	heart.Record(SessionHeartbeat{SessionID: res.SessionID, Phase: "done", Worker: a.Identity})
+	return res, nil, nil
+}
 
+// recordSession is the session's output without its protocol block: its
+// usage (less what an advised session's first call counted), the
+// transcript written, the worker's consults, the spend recorded.
+func (a *Activities) recordSession(ctx context.Context, in SessionInput, prompt string, res agent.SessionResult, hb SessionHeartbeat, moved bool) (SessionOutput, error) {
 	if in.ResumeSessionID != "" {
 		// A session continued after the advisor woke it: what it cost
 		// before was counted by the call that ran it.
@@ -173,11 +209,11 @@ func (a *Activities) agentSession(ctx context.Context, in SessionInput, t *outag
 		activity.GetLogger(ctx).Warn(out.Moved, "RunID", in.RunID, "Feature", in.Feature, "Attempt", in.Attempt)
 	}
 	if err := writeArtifact(out.Transcript, []byte(transcript(in, prompt, res))); err != nil {
-		return out, nil, err
+		return out, err
 	}
 	if in.Role == horizon.RoleWorker {
 		if err := a.addConsults(in, &out); err != nil {
-			return out, nil, err
+			return out, err
 		}
 	}
 	spendKey := fmt.Sprintf("%s/%s/%d/%s", in.RunID, in.Feature, in.Attempt, in.Role)
@@ -185,20 +221,28 @@ func (a *Activities) agentSession(ctx context.Context, in SessionInput, t *outag
 		spendKey += "/advised"
 	}
 	if err := a.recordSpend(in.RunID, spendKey, out.Usage.Cost); err != nil {
-		return out, nil, err
+		return out, err
 	}
-	if in.Role == horizon.RoleExplorer {
-		out.Notes = lastBytes(res.Text, 6000)
-		return out, nil, nil
-	}
-	if in.Role == horizon.RoleLead {
-		p, err := validPlan(in.Goal, res.Text)
+	return out, nil
+}
+
+// readProtocol reads the session's final message (text) as its role
+// answers: the explorer's notes, the lead's plan, the auditor's audit, the
+// worker's report. A block that does not parse is the workflow's to judge
+// (out.ProtocolError), not an activity failure.
+func readProtocol(ctx context.Context, in SessionInput, text string, out *SessionOutput) {
+	switch in.Role {
+	case horizon.RoleExplorer:
+		out.Notes = lastBytes(text, 6000)
+		return
+	case horizon.RoleLead:
+		p, err := validPlan(in.Goal, text)
 		if err != nil {
 			out.ProtocolError = err.Error()
 		} else {
 			out.Plan = &p
 		}
-		return out, nil, nil
+		return
 	}
 	var (
 		warnings []string
@@ -206,13 +250,13 @@ func (a *Activities) agentSession(ctx context.Context, in SessionInput, t *outag
 	)
 	if in.Role == horizon.RoleAuditor {
 		var au horizon.Audit
-		au, warnings, perr = agent.ParseAudit(res.Text)
+		au, warnings, perr = agent.ParseAudit(text)
 		if perr == nil {
 			out.Audit = &au
 		}
 	} else {
 		var rep horizon.Report
-		rep, warnings, perr = agent.ParseReport(res.Text)
+		rep, warnings, perr = agent.ParseReport(text)
 		if perr == nil {
 			out.Report = &rep
 		}
@@ -223,7 +267,6 @@ func (a *Activities) agentSession(ctx context.Context, in SessionInput, t *outag
 	if len(warnings) > 0 {
 		activity.GetLogger(ctx).Warn("protocol block accepted with remarks", "Role", in.Role, "Attempt", in.Attempt, "Warnings", warnings)
 	}
-	return out, nil, nil
 }
 
 // minusUsage is u without what prior counted (never below zero).

@@ -94,9 +94,11 @@ func submoduleSource(ctx context.Context, repo string, s submodule) (string, err
 	return "", &SubmoduleError{Repo: repo, Name: s.name, Path: s.path, Commit: s.commit, Reason: reason}
 }
 
-// checkSubmodules reports, before a run starts, a submodule of commit that
-// lanes could not set up.
-func checkSubmodules(ctx context.Context, repo, commit string) error {
+// CheckSubmodules reports, before a run starts, a submodule of commit that
+// lanes could not set up, as a *SubmoduleError. The run's Preflight and
+// the CLI's checks before a run exists (`horizon start`, `horizon doctor`)
+// share it, so a submodule is refused the same way by both.
+func CheckSubmodules(ctx context.Context, repo, commit string) error {
 	subs, err := submodulesAt(ctx, repo, commit)
 	if err != nil {
 		return err

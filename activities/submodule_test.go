@@ -95,7 +95,7 @@ func TestLaneSubmoduleMissing(t *testing.T) {
 			withSubmodule(t, h)
 			tt.break_(t, h)
 
-			err := checkSubmodules(context.Background(), h.repo, h.base)
+			err := CheckSubmodules(context.Background(), h.repo, h.base)
 			require.ErrorContains(t, err, "submodule lib (path lib")
 			require.ErrorContains(t, err, tt.reason)
 			require.ErrorContains(t, err, "run `git submodule update --init -- lib` in "+h.repo)
@@ -130,5 +130,5 @@ func TestNoSubmodules(t *testing.T) {
 	subs, err := submodulesAt(context.Background(), h.repo, h.base)
 	require.NoError(t, err)
 	require.Empty(t, subs)
-	require.NoError(t, checkSubmodules(context.Background(), h.repo, h.base))
+	require.NoError(t, CheckSubmodules(context.Background(), h.repo, h.base))
 }

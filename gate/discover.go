@@ -2,7 +2,6 @@ package gate
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 )
 
 // Gate is a command whose exit status judges a change: 0 is pass.
@@ -172,10 +170,6 @@ func isPython(dir string) bool {
 // VenvDirs are the project virtualenvs pytestCommand looks in, in order.
 var VenvDirs = []string{".venv", "venv"}
 
-// pytestProbeTimeout bounds the "import pytest" check of a virtualenv's
-// interpreter; a healthy interpreter answers in well under a second.
-const pytestProbeTimeout = 15 * time.Second
-
 // pytestCommand picks how to run pytest in dir: the project's virtualenv
 // interpreter (.venv, then venv) when it can import pytest, since that is
 // where the project's own dependencies are; else a pytest executable on
@@ -240,11 +234,7 @@ func canImportPytest(py string) bool {
 	if err != nil || st.IsDir() || st.Mode().Perm()&0o111 == 0 {
 		return false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), pytestProbeTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, py, "-c", "import pytest")
-	cmd.Dir = filepath.Dir(py)
-	return cmd.Run() == nil
+	return probe(filepath.Dir(py), py, "-c", "import pytest") // its own group, dying with the daemon (probe.go)
 }
 
 func hasNpmTest(dir string) bool {

@@ -74,16 +74,15 @@ func (l *loop) advisorModel() (model, why string) {
 	if model == "" {
 		return "", "advisor off: no advisor.watchdog_model and no analyze model"
 	}
-	st := &l.s.state
-	at := throttleOf(l.throttleAt)
-	near := st.Ceiling > 0 && l.spent() >= at*st.Ceiling || st.DayCeiling > 0 && st.DaySpent >= at*st.DayCeiling
-	if !near {
+	// The spend rule every metered session follows (nearCeiling), on the
+	// figures the run holds: choosing the watchdog's model waits on nothing.
+	if !l.nearCeiling() {
 		return model, ""
 	}
 	if local := l.setup.Local[horizon.RoleAuditor]; local != "" {
 		return local, ""
 	}
-	return "", fmt.Sprintf("advisor off: spend is near a ceiling (%g of it) and no local model ranks for review", at)
+	return "", fmt.Sprintf("advisor off: spend is near a ceiling (%g of it) and no local model ranks for review", throttleOf(l.throttleAt))
 }
 
 // endWatch waits for the watchdog's last review once the worker's session

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"math"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -84,8 +85,8 @@ func (c *controls) setCeiling(ctx workflow.Context, usd float64) (*horizon.RunSt
 // validateCeiling refuses a ceiling the run has already spent: it would
 // pause the run at once.
 func (c *controls) validateCeiling(usd float64) error {
-	if usd < 0 {
-		return fmt.Errorf("ceiling %g: must be 0 (none) or positive", usd)
+	if err := checkDollars("ceiling", usd); err != nil {
+		return err
 	}
 	if usd != 0 && usd <= c.s.state.Usage.Cost {
 		return fmt.Errorf("ceiling $%.4f is not above what the run has spent ($%.4f)", usd, c.s.state.Usage.Cost)
@@ -99,8 +100,19 @@ func (c *controls) setDayCeiling(ctx workflow.Context, usd float64) (*horizon.Ru
 }
 
 func (c *controls) validateDayCeiling(usd float64) error {
+	return checkDollars("daily ceiling", usd)
+}
+
+// checkDollars refuses what is not an amount of dollars: a negative
+// amount, and NaN and ±Inf, which compare false with everything (NaN would
+// pass every later check and never pause the run) and cannot be written to
+// the run's JSON state.
+func checkDollars(what string, usd float64) error {
+	if math.IsNaN(usd) || math.IsInf(usd, 0) {
+		return fmt.Errorf("%s %g: not a number of dollars; give 0 (none) or a positive amount such as 5 or 2.50", what, usd)
+	}
 	if usd < 0 {
-		return fmt.Errorf("daily ceiling %g: must be 0 (none) or positive", usd)
+		return fmt.Errorf("%s %g: must be 0 (none) or positive", what, usd)
 	}
 	return nil
 }

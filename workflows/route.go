@@ -53,11 +53,7 @@ func (l *loop) route(ctx workflow.Context) (plan, error) {
 			l.s.publish(ctx)
 			return plan{}, temporal.NewNonRetryableApplicationError(st.Reason, FailureRunBlocked, nil, *st)
 		}
-		ceiling, day := st.Ceiling, st.DayCeiling
-		reason := dec.Reason + fmt.Sprintf("; raise it with `horizon set-ceiling %s USD` (--day for the daily one)", st.RunID)
-		raised := func() bool { return st.Ceiling != ceiling || st.DayCeiling != day }
-		l.s.notifySpend(ctx, l.job.id, reason, ceiling, day)
-		if err := l.s.waitIn(ctx, horizon.PhasePaused, reason, raised, time.Hour); err != nil {
+		if err := l.s.awaitRaise(ctx, l.job.id, dec.Reason); err != nil {
 			return plan{}, err
 		}
 	}
@@ -73,13 +69,7 @@ func (l *loop) spend(ctx workflow.Context) (ladder.Spend, error) {
 // spent runSpent, with today's spend read (DaySpend, bounded by the
 // budget's deadline) when a daily ceiling applies.
 func spendOf(ctx workflow.Context, st *horizon.RunState, runSpent, throttleAt float64, deadline time.Time) (ladder.Spend, error) {
-	limit := func(c float64) float64 {
-		if c <= 0 {
-			return math.Inf(1) // no ceiling configured: no limit
-		}
-		return c
-	}
-	s := ladder.Spend{RunSpent: runSpent, RunCeiling: limit(st.Ceiling), DayCeiling: limit(st.DayCeiling), ThrottleAt: throttleAt}
+	s := spendFigures(st, runSpent, throttleAt)
 	if st.DayCeiling > 0 {
 		if err := execute(ctx, budgeted(ctx, deadline, gitOptions("spend today")), a.DaySpend, nil, &s.DaySpent); err != nil {
 			return s, err
@@ -87,6 +77,18 @@ func spendOf(ctx workflow.Context, st *horizon.RunState, runSpent, throttleAt fl
 		st.DaySpent = s.DaySpent
 	}
 	return s, nil
+}
+
+// spendFigures is the spend the ladder weighs for a run in state st that
+// has spent runSpent, with today's spend as st last read it.
+func spendFigures(st *horizon.RunState, runSpent, throttleAt float64) ladder.Spend {
+	limit := func(c float64) float64 {
+		if c <= 0 {
+			return math.Inf(1) // no ceiling configured: no limit
+		}
+		return c
+	}
+	return ladder.Spend{RunSpent: runSpent, RunCeiling: limit(st.Ceiling), DaySpent: st.DaySpent, DayCeiling: limit(st.DayCeiling), ThrottleAt: throttleAt}
 }
 
 // retrieve runs a read-only explore session at the ladder's tier to find

@@ -69,15 +69,42 @@ func (th throttle) session(ctx workflow.Context, role horizon.Role, metered sess
 			// Local sessions run on the run's own queue, not the paid one.
 			return session{model: local}, nil
 		}
-		ceiling, day := st.Ceiling, st.DayCeiling
-		reason := fmt.Sprintf("the %s's model %s is metered and spend ($%.4f of the run, $%.4f today) is at or past %g of a ceiling (run $%.4f, day $%.4f), and no local model ranks for %s; raise it with `horizon set-ceiling %s USD` (--day for the daily one)",
-			role, metered.model, sp.RunSpent, sp.DaySpent, throttleOf(th.throttleAt), ceiling, day, role, st.RunID)
-		th.s.notifySpend(ctx, th.subject, reason, ceiling, day)
-		raised := func() bool { return st.Ceiling != ceiling || st.DayCeiling != day }
-		if err := th.s.waitIn(ctx, horizon.PhasePaused, reason, raised, time.Hour); err != nil {
+		why := fmt.Sprintf("the %s's model %s is metered and spend ($%.4f of the run, $%.4f today) is at or past %g of a ceiling (run $%.4f, day $%.4f), and no local model ranks for %s",
+			role, metered.model, sp.RunSpent, sp.DaySpent, throttleOf(th.throttleAt), st.Ceiling, st.DayCeiling, role)
+		if err := th.s.awaitRaise(ctx, th.subject, why); err != nil {
 			return session{}, err
 		}
 	}
+}
+
+// The spend policy is decided in one place: ladder.Spend.Limited says
+// whether spend restricts metered models (a ceiling reached, or past the
+// throttle point), over the figures spendFigures gathers; awaitRaise is
+// the one wait for a ceiling to be raised. route (the worker's and the
+// reader's tier), throttle.session (the auditor and the lead) and
+// advisorModel (the watchdog) all follow them; loop.ready stops the run
+// at its own ceiling before any of them.
+
+// awaitRaise tells a person the run is paused on spend (why) and waits,
+// paused, until a ceiling (the run's or the day's) changes, or an hour:
+// the day may have turned and today's spend be lower. subject is what the
+// spend is for (a feature, "plan"). The caller weighs spend again after.
+func (s *runStatus) awaitRaise(ctx workflow.Context, subject, why string) error {
+	st := &s.state
+	// Read before the notification: a raise that lands while it is sent
+	// still ends the wait.
+	ceiling, day := st.Ceiling, st.DayCeiling
+	reason := why + fmt.Sprintf("; raise it with `horizon set-ceiling %s USD` (--day for the daily one)", st.RunID)
+	s.notifySpend(ctx, subject, reason, ceiling, day)
+	raised := func() bool { return st.Ceiling != ceiling || st.DayCeiling != day }
+	return s.waitIn(ctx, horizon.PhasePaused, reason, raised, time.Hour)
+}
+
+// nearCeiling reports whether the run's spend restricts metered models
+// now, by the figures the run already holds (today's spend as last read):
+// for a choice that must not wait on an activity.
+func (l *loop) nearCeiling() bool {
+	return spendFigures(&l.s.state, l.spent(), l.throttleAt).Limited()
 }
 
 // throttleOf is the throttle fraction as the ladder reads it.

@@ -62,6 +62,8 @@ func newDoctorCmd(a *app, runF func(context.Context, *doctorOptions) error) *cob
   repo                      a git repository with a commit
   gate                      HEAD has a gate the lanes can run (a script with
                             its execute bit, not a directory)
+  submodules                lanes can set up each submodule HEAD records,
+                            from the repository's own copy
   home, engine              $HORIZON_HOME is writable; the engine answers
   models                    models.file reads, models.default is offered by
                             OpenCode, and each role a run needs has a model,
@@ -154,6 +156,7 @@ func (a *app) doctor(ctx context.Context) []check {
 		} else {
 			out = append(out, check{Name: "gate", OK: true, Detail: g})
 		}
+		out = append(out, submodulesCheck(ctx, info))
 	}
 
 	if err := checkHome(a.cfg.Home); err != nil {

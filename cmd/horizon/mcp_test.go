@@ -28,7 +28,7 @@ func TestMCPCommand(t *testing.T) {
 
 	set, err := readConsultSettings(a.cfg)
 	require.NoError(t, err)
-	require.Equal(t, consultSettings{model: "", contextMessages: 6, maxTokens: 500}, set)
+	require.Equal(t, consultSettings{model: "", contextMessages: 12, maxTokens: 500}, set)
 
 	err = mcpRun(context.Background(), got)
 	require.ErrorContains(t, err, "HORIZON_OPENCODE_URL is not set")

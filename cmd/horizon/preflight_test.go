@@ -38,6 +38,20 @@ func goodGate(dir string) {
 	_ = os.WriteFile(filepath.Join(dir, ".horizon", "verify.sh"), []byte("#!/bin/sh\nexit 0\n"), 0o755)
 }
 
+// submoduleRepo is a repository with a good gate whose HEAD records a
+// submodule at lib that was never initialised here: lanes cannot have it.
+func submoduleRepo(t *testing.T) string {
+	t.Helper()
+	lib := gitRepo(t)
+	dir := gateRepo(t, goodGate)
+	sh(t, dir, "git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib")
+	sh(t, dir, "git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "add lib")
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, ".git", "modules", "lib")))
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, "lib")))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "lib"), 0o755)) // as a fresh clone leaves it
+	return dir
+}
+
 // Everything preflight can know is refused by `horizon start` (also
 // --detach) with exit 2 before a run or lane exists, and `horizon doctor`
 // fails the same check.
@@ -51,6 +65,7 @@ func TestStartRefusesWhatPreflightKnows(t *testing.T) {
 		_ = os.MkdirAll(filepath.Join(dir, ".horizon", "verify.sh"), 0o755)
 		_ = os.WriteFile(filepath.Join(dir, ".horizon", "verify.sh", "run"), []byte("#!/bin/sh\n"), 0o755)
 	})
+	noSub := submoduleRepo(t)
 	tests := []struct {
 		name      string
 		repo      string
@@ -75,6 +90,9 @@ func TestStartRefusesWhatPreflightKnows(t *testing.T) {
 			[]string{filepath.Join(noExec, ".horizon", "verify.sh"), "lacks the execute bit", "chmod +x"}, []string{filepath.Join(noExec, ".horizon", "verify.sh"), "execute bit"}},
 		{"gate is a directory", dirGate, []string{"fake/fake-coder"}, nil, []string{"--model", "fake/fake-coder"}, "gate",
 			[]string{filepath.Join(dirGate, ".horizon", "verify.sh"), "is a directory"}, []string{"is a directory"}},
+		{"submodule lanes cannot get", noSub, []string{"fake/fake-coder"}, nil, []string{"--model", "fake/fake-coder"}, "submodules",
+			[]string{"submodule lib (path lib", "the repository has no copy of it", "git submodule update --init -- lib"},
+			[]string{"submodule lib (path lib)", "git submodule update --init -- lib", noSub}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

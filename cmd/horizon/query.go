@@ -2,25 +2,14 @@ package main
 
 import (
 	"strings"
+
+	"github.com/horizon/horizon/internal/core"
 )
 
-// Every value that goes into a visibility query (the engine's list of
-// runs) is quoted here, one way.
-
-// unexact are the characters the engine's SQL parser writes back escaped,
-// MySQL-style, when it turns a query into SQL (sqltypes.SQLEncodeMap): the
-// embedded engine's SQLite store does not undo those escapes, so a value
-// holding one never equals itself there.
-const unexact = "'\"\\\x00\b\n\r\t\x1a"
-
-// queryValue quotes s as a string literal of a visibility query: single
-// quotes, with backslash and single quote escaped as the query grammar
-// reads them. exact is false when s holds a character some stores cannot
-// match as written (unexact): the caller filters the runs itself instead.
-func queryValue(s string) (quoted string, exact bool) {
-	r := strings.NewReplacer(`\`, `\\`, `'`, `\'`)
-	return "'" + r.Replace(s) + "'", !strings.ContainsAny(s, unexact)
-}
+// queryValue quotes s as a string literal of a visibility query
+// (core.QuoteExact): exact is false when some stores cannot match s as
+// written, and the caller filters the runs itself instead.
+func queryValue(s string) (quoted string, exact bool) { return core.QuoteExact(s) }
 
 // whereEqual is the clause "attr = value", and whether the engine matches
 // it exactly (queryValue).

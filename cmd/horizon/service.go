@@ -173,7 +173,7 @@ func (a *app) printServicePlan(m *service.Manager, spec service.Spec) error {
 	return nil
 }
 
-func (a *app) printReport(r service.Report) {
+func (a *app) printReport(r service.InstallReport) {
 	for _, c := range r.Ran {
 		fmt.Fprintf(a.out, "ran  %s\n", c)
 	}

@@ -258,6 +258,9 @@ func (a *app) checkRunnable(ctx context.Context, info repo.Info) error {
 	if _, err := activities.GateInCommit(ctx, info.Root, info.Head); err != nil {
 		return usageError{err}
 	}
+	if err := checkSubmodules(ctx, info); err != nil {
+		return err
+	}
 	if !cfg.Embedded() {
 		// The workers of a remote cluster have their own OpenCode and
 		// providers: their preflight judges the models.

@@ -207,23 +207,6 @@ func (r Reader) List(ctx context.Context, workflowType, extra string, limit int)
 	}
 }
 
-// Quote makes a value safe inside a visibility query: a single-quoted
-// string with backslashes and quotes escaped. Every value that goes into
-// a query goes through it.
-func Quote(v string) string {
-	b := make([]byte, 0, len(v)+2)
-	b = append(b, '\'')
-	for i := 0; i < len(v); i++ {
-		switch c := v[i]; c {
-		case '\\', '\'', '"':
-			b = append(b, '\\', c)
-		default:
-			b = append(b, c)
-		}
-	}
-	return string(append(b, '\''))
-}
-
 // RunsSince returns the state of every run open now or closed since t.
 func (r Reader) RunsSince(ctx context.Context, since time.Time) ([]horizon.RunState, error) {
 	extra := fmt.Sprintf("(ExecutionStatus = 'Running' OR CloseTime >= %s)", Quote(since.UTC().Format(time.RFC3339)))

@@ -51,7 +51,7 @@ func TestConsultToolRegistration(t *testing.T) {
 	require.Equal(t, home, e.Environment["HORIZON_HOME"])
 	require.Equal(t, "fake/advisor", e.Environment["HORIZON_ADVISOR_CONSULT_MODEL"])
 	require.Equal(t, "300", e.Environment["HORIZON_ADVISOR_CONSULT_MAX_TOKENS"])
-	require.Equal(t, "6", e.Environment["HORIZON_ADVISOR_CONSULT_INCLUDE_CONTEXT_MESSAGES"])
+	require.Equal(t, "12", e.Environment["HORIZON_ADVISOR_CONSULT_INCLUDE_CONTEXT_MESSAGES"], "the default")
 	require.NotContains(t, e.Environment, "HORIZON_WORKER_SHARED_DIR", "unset settings are not passed")
 
 	t.Setenv("HORIZON_ADVISOR_CONSULT_ENABLED", "false")

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/workflows"
 )
 
@@ -32,7 +33,7 @@ func HandBackOrphanedActivities(ctx context.Context, c client.Client, namespace,
 	for {
 		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
 			Namespace:     namespace,
-			Query:         fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running'", workflows.RunWorkflowName),
+			Query:         "WorkflowType = " + core.Quote(workflows.RunWorkflowName) + " AND ExecutionStatus = 'Running'",
 			NextPageToken: token,
 		})
 		if err != nil {

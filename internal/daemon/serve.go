@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/horizon/horizon/activities"
@@ -44,14 +45,8 @@ type Options struct {
 // Serve continues where this one stopped, however it stopped.
 func Serve(ctx context.Context, o Options) error {
 	cfg, log := o.Config, o.Logger
-	switch {
-	case o.Engine && !cfg.Embedded():
-		return fmt.Errorf("temporal.address is set (%s): use `horizon worker` against a remote engine, or unset it to run the embedded one", cfg.Temporal.Address)
-	case !o.Engine && cfg.Embedded():
-		return ErrNoRemote
-	}
-	if o.EngineOnly && !o.Engine {
-		return fmt.Errorf("daemon: EngineOnly without Engine")
+	if err := checkMode(o); err != nil {
+		return err
 	}
 	paths := Paths{Home: cfg.Home}
 	if !o.EngineOnly {
@@ -67,124 +62,38 @@ func Serve(ctx context.Context, o Options) error {
 	identity := fmt.Sprintf("horizon@%s:%d", hostname(), os.Getpid())
 	log = log.With().Str("Identity", identity).Logger()
 
-	// A daemon that died hard may have left OpenCode (and the tools it ran)
-	// behind in a lane: stop them before anything else writes there.
-	if n, err := agent.ReapOrphans(paths.AgentPIDs(), log); err != nil {
-		log.Warn().Err(err).Msg("reap orphaned agent processes")
-	} else if n > 0 {
-		log.Warn().Int("processes", n).Msg("stopped agent processes a previous daemon left behind")
-	}
-	// Likewise gates, git and codemods: a retried activity must not run
-	// beside what its first attempt left (two gates in one lane). Children
-	// die with the daemon (internal/child); this reaps what escaped.
-	if n, err := child.Reap(paths.Children(), log); err != nil {
-		log.Warn().Err(err).Msg("reap children of a previous daemon")
-	} else if n > 0 {
-		log.Warn().Int("Groups", n).Msg("stopped gate, git or codemod processes a previous daemon left behind")
-	}
-	if err := child.Track(paths.Children()); err != nil {
-		log.Warn().Err(err).Msg("children will not be recorded; a hard crash could leave some behind")
-	}
+	reapPrevious(paths, log)
 	defer child.Untrack()
 
 	var emb *engine.Embedded
 	if o.Engine {
-		uiPort := 0
-		if cfg.UI.Enabled {
-			uiPort = cfg.UI.Port
-		}
-		started := time.Now()
-		eo := engine.Options{
-			DBPath: paths.DB(), Port: cfg.Temporal.Port, UIPort: uiPort, Namespace: cfg.Temporal.Namespace,
-			Retention: time.Duration(cfg.Engine.RetentionDays) * 24 * time.Hour, Synchronous: cfg.Engine.SQLiteSynchronous,
-			ListenIP:         cfg.Temporal.Listen,
-			Logger:           log,
-			SearchAttributes: workflows.SearchAttributeTypes(),
-		}
-		if cfg.Engine.Database == "postgres" {
-			eo.Postgres = &engine.Postgres{DSN: cfg.Engine.Postgres.DSN, MaxConns: cfg.Engine.Postgres.MaxConns}
-		}
-		emb, err = engine.StartEmbedded(eo)
+		emb, err = startEngine(cfg, paths, log)
 		if err != nil {
 			return err
 		}
 		defer emb.Stop()
-		log.Info().Str("Frontend", emb.FrontendAddress()).Str("UI", emb.UIURL()).Dur("took", time.Since(started)).Msg("engine started")
 	}
-
-	c, err := engine.DialWait(ctx, cfg, log, 30*time.Second)
+	c, err := connect(ctx, cfg, log, emb != nil)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	if emb != nil {
-		if err := engine.EnsureRetention(ctx, c, cfg.Temporal.Namespace, time.Duration(cfg.Engine.RetentionDays)*24*time.Hour); err != nil {
-			log.Warn().Err(err).Msg("retention")
-		}
-	}
-
-	if err := RegisterSearchAttributes(ctx, c, cfg.Temporal.Namespace); err != nil {
-		log.Warn().Err(err).Msg("search attributes HorizonRepo/HorizonStatus not registered; runs will not carry them")
-	}
 
 	if o.EngineOnly {
-		info := Info{PID: os.Getpid(), Identity: identity, Frontend: emb.FrontendAddress(), UI: emb.UIURL(), Embedded: true, StartedAt: time.Now()}
-		if err := WriteInfo(paths, info); err != nil {
-			return err
-		}
-		log.Info().Str("Frontend", emb.FrontendAddress()).Str("Listen", cfg.Temporal.Listen).Str("Certificate", emb.FrontendCert()).Msg("engine ready for workers")
-		if o.Ready != nil {
-			o.Ready(info)
-		}
-		<-ctx.Done()
-		log.Info().Msg("shutting down")
-		return nil
+		return serveEngineOnly(ctx, o, paths, identity, emb, log)
 	}
 
 	sessions := &lazySessions{cfg: cfg, paths: paths, log: log}
 	defer sessions.Close()
-
-	notifier, notifyTimeout, err := buildNotifier(cfg.Notify)
+	acts, err := newActivities(cfg, c, sessions, identity, log)
 	if err != nil {
 		return err
 	}
-	acts := &activities.Activities{
-		Notifier: notifier, NotifyTimeout: notifyTimeout, OutageAfter: cfg.Notify.OutageAfter,
-		Home: cfg.DataDir(), Sessions: sessions, GateAllowEnv: cfg.Gate.AllowEnv, AstGrepBin: cfg.Agent.AstGrepBin, Logger: log,
-		Reader:   reader.Config{BaseURL: cfg.Reader.BaseURL, Model: cfg.Reader.Model, APIKey: cfg.Reader.APIKey},
-		Engine:   core.Reader{Client: c, Namespace: cfg.Temporal.Namespace},
-		Signals:  c,
-		Identity: identity,
+	stop, err := startWorkers(c, cfg, acts, identity)
+	if err != nil {
+		return err
 	}
-	w := worker.New(c, cfg.Temporal.TaskQueue, worker.Options{
-		Identity:          identity,
-		WorkerStopTimeout: 15 * time.Second,
-		// Agent sessions are long and mostly waiting; gates are CPU heavy.
-		// A handful at a time keeps a laptop usable.
-		MaxConcurrentActivityExecutionSize: 8,
-		MaxHeartbeatThrottleInterval:       activities.HeartbeatThrottle,
-	})
-	workflows.Register(w)
-	w.RegisterActivityWithOptions(acts, activity.RegisterOptions{})
-	if err := w.Start(); err != nil {
-		return fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)
-	}
-	defer w.Stop()
-	if cfg.Worker.PaidPoller {
-		// Metered sessions of every run come through this one slot.
-		pw := worker.New(c, cfg.PaidQueue(), worker.Options{
-			Identity:                           identity + "/paid",
-			WorkerStopTimeout:                  15 * time.Second,
-			MaxConcurrentActivityExecutionSize: 1,
-			MaxHeartbeatThrottleInterval:       activities.HeartbeatThrottle,
-			DisableWorkflowWorker:              true,
-		})
-		pw.RegisterActivityWithOptions(acts, activity.RegisterOptions{})
-		if err := pw.Start(); err != nil {
-			return fmt.Errorf("start paid-queue worker on %s: %w", cfg.PaidQueue(), err)
-		}
-		defer pw.Stop()
-	}
+	defer stop()
 
 	info := Info{PID: os.Getpid(), Identity: identity, Frontend: cfg.FrontendAddress(), Embedded: emb != nil, StartedAt: time.Now()}
 	if emb != nil {
@@ -197,14 +106,7 @@ func Serve(ctx context.Context, o Options) error {
 		// Our lock proves no other worker serves this engine: activities a
 		// dead daemon had started will never report, so hand them back now
 		// rather than after their heartbeat timeout.
-		go func() {
-			n, err := HandBackOrphanedActivities(ctx, c, cfg.Temporal.Namespace, identity, log)
-			if err != nil {
-				log.Warn().Err(err).Msg("hand back orphaned activities")
-			} else if n > 0 {
-				log.Info().Int("activities", n).Msg("handed back activities of a previous daemon")
-			}
-		}()
+		go handBack(ctx, c, cfg.Temporal.Namespace, identity, log)
 	}
 	log.Info().Str("TaskQueue", cfg.Temporal.TaskQueue).Bool("PaidPoller", cfg.Worker.PaidPoller).Str("SharedDir", cfg.DataDir()).Msg("worker ready")
 	if o.Ready != nil {
@@ -213,6 +115,168 @@ func Serve(ctx context.Context, o Options) error {
 	<-ctx.Done()
 	log.Info().Msg("shutting down")
 	return nil
+}
+
+// checkMode refuses options that do not fit the configuration: the
+// embedded engine with a remote address set, a worker without one.
+func checkMode(o Options) error {
+	cfg := o.Config
+	switch {
+	case o.Engine && !cfg.Embedded():
+		return fmt.Errorf("temporal.address is set (%s): use `horizon worker` against a remote engine, or unset it to run the embedded one", cfg.Temporal.Address)
+	case !o.Engine && cfg.Embedded():
+		return ErrNoRemote
+	}
+	if o.EngineOnly && !o.Engine {
+		return fmt.Errorf("daemon: EngineOnly without Engine")
+	}
+	return nil
+}
+
+// reapPrevious stops what a daemon that died hard left behind, then
+// records this daemon's children (undo with child.Untrack). Call it under
+// the home's lock, before anything takes work.
+func reapPrevious(paths Paths, log zerolog.Logger) {
+	// A daemon that died hard may have left OpenCode (and the tools it ran)
+	// behind in a lane: stop them before anything else writes there.
+	if n, err := agent.ReapOrphans(paths.AgentPIDs(), log); err != nil {
+		log.Warn().Err(err).Msg("reap orphaned agent processes")
+	} else if n > 0 {
+		log.Warn().Int("Processes", n).Msg("stopped agent processes a previous daemon left behind")
+	}
+	// Likewise gates, git and codemods: a retried activity must not run
+	// beside what its first attempt left (two gates in one lane). Children
+	// die with the daemon (internal/child); this reaps what escaped.
+	if n, err := child.Reap(paths.Children(), log); err != nil {
+		log.Warn().Err(err).Msg("reap children of a previous daemon")
+	} else if n > 0 {
+		log.Warn().Int("Groups", n).Msg("stopped gate, git or codemod processes a previous daemon left behind")
+	}
+	if err := child.Track(paths.Children()); err != nil {
+		log.Warn().Err(err).Msg("children will not be recorded; a hard crash could leave some behind")
+	}
+}
+
+// startEngine starts the embedded engine (and its Web UI when enabled).
+func startEngine(cfg *config.Config, paths Paths, log zerolog.Logger) (*engine.Embedded, error) {
+	uiPort := 0
+	if cfg.UI.Enabled {
+		uiPort = cfg.UI.Port
+	}
+	started := time.Now()
+	eo := engine.Options{
+		DBPath: paths.DB(), Port: cfg.Temporal.Port, UIPort: uiPort, Namespace: cfg.Temporal.Namespace,
+		Retention: time.Duration(cfg.Engine.RetentionDays) * 24 * time.Hour, Synchronous: cfg.Engine.SQLiteSynchronous,
+		ListenIP:         cfg.Temporal.Listen,
+		Logger:           log,
+		SearchAttributes: workflows.SearchAttributeTypes(),
+	}
+	if cfg.Engine.Database == "postgres" {
+		eo.Postgres = &engine.Postgres{DSN: cfg.Engine.Postgres.DSN, MaxConns: cfg.Engine.Postgres.MaxConns}
+	}
+	emb, err := engine.StartEmbedded(eo)
+	if err != nil {
+		return nil, err
+	}
+	log.Info().Str("Frontend", emb.FrontendAddress()).Str("UI", emb.UIURL()).Dur("Took", time.Since(started)).Msg("engine started")
+	return emb, nil
+}
+
+// connect dials the engine and readies its namespace: the retention of an
+// embedded one, the search attributes runs carry. Those two only warn: a
+// run works without them.
+func connect(ctx context.Context, cfg *config.Config, log zerolog.Logger, embedded bool) (client.Client, error) {
+	c, err := engine.DialWait(ctx, cfg, log, 30*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	if embedded {
+		if err := engine.EnsureRetention(ctx, c, cfg.Temporal.Namespace, time.Duration(cfg.Engine.RetentionDays)*24*time.Hour); err != nil {
+			log.Warn().Err(err).Msg("retention")
+		}
+	}
+	if err := RegisterSearchAttributes(ctx, c, cfg.Temporal.Namespace); err != nil {
+		log.Warn().Err(err).Msg("search attributes HorizonRepo/HorizonStatus not registered; runs will not carry them")
+	}
+	return c, nil
+}
+
+// serveEngineOnly publishes the engine for workers elsewhere and waits for
+// ctx to end.
+func serveEngineOnly(ctx context.Context, o Options, paths Paths, identity string, emb *engine.Embedded, log zerolog.Logger) error {
+	info := Info{PID: os.Getpid(), Identity: identity, Frontend: emb.FrontendAddress(), UI: emb.UIURL(), Embedded: true, StartedAt: time.Now()}
+	if err := WriteInfo(paths, info); err != nil {
+		return err
+	}
+	log.Info().Str("Frontend", emb.FrontendAddress()).Str("Listen", o.Config.Temporal.Listen).Str("Certificate", emb.FrontendCert()).Msg("engine ready for workers")
+	if o.Ready != nil {
+		o.Ready(info)
+	}
+	<-ctx.Done()
+	log.Info().Msg("shutting down")
+	return nil
+}
+
+// newActivities is the daemon's activities with their dependencies.
+func newActivities(cfg *config.Config, c client.Client, sessions *lazySessions, identity string, log zerolog.Logger) (*activities.Activities, error) {
+	notifier, notifyTimeout, err := buildNotifier(cfg.Notify)
+	if err != nil {
+		return nil, err
+	}
+	return &activities.Activities{
+		Notifier: notifier, NotifyTimeout: notifyTimeout, OutageAfter: cfg.Notify.OutageAfter,
+		Home: cfg.DataDir(), Sessions: sessions, GateAllowEnv: cfg.Gate.AllowEnv, AstGrepBin: cfg.Agent.AstGrepBin, Logger: log,
+		Reader:   reader.Config{BaseURL: cfg.Reader.BaseURL, Model: cfg.Reader.Model, APIKey: cfg.Reader.APIKey},
+		Engine:   core.Reader{Client: c, Namespace: cfg.Temporal.Namespace},
+		Signals:  c,
+		Identity: identity,
+	}, nil
+}
+
+// startWorkers starts the worker of the task queue and, when configured,
+// the paid queue's; stop stops them, the paid one first.
+func startWorkers(c client.Client, cfg *config.Config, acts *activities.Activities, identity string) (stop func(), _ error) {
+	w := worker.New(c, cfg.Temporal.TaskQueue, worker.Options{
+		Identity:          identity,
+		WorkerStopTimeout: 15 * time.Second,
+		// Agent sessions are long and mostly waiting; gates are CPU heavy.
+		// A handful at a time keeps a laptop usable.
+		MaxConcurrentActivityExecutionSize: 8,
+		MaxHeartbeatThrottleInterval:       activities.HeartbeatThrottle,
+	})
+	workflows.Register(w)
+	w.RegisterActivityWithOptions(acts, activity.RegisterOptions{})
+	if err := w.Start(); err != nil {
+		return nil, fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)
+	}
+	if !cfg.Worker.PaidPoller {
+		return w.Stop, nil
+	}
+	// Metered sessions of every run come through this one slot.
+	pw := worker.New(c, cfg.PaidQueue(), worker.Options{
+		Identity:                           identity + "/paid",
+		WorkerStopTimeout:                  15 * time.Second,
+		MaxConcurrentActivityExecutionSize: 1,
+		MaxHeartbeatThrottleInterval:       activities.HeartbeatThrottle,
+		DisableWorkflowWorker:              true,
+	})
+	pw.RegisterActivityWithOptions(acts, activity.RegisterOptions{})
+	if err := pw.Start(); err != nil {
+		w.Stop()
+		return nil, fmt.Errorf("start paid-queue worker on %s: %w", cfg.PaidQueue(), err)
+	}
+	return func() { pw.Stop(); w.Stop() }, nil
+}
+
+// handBack hands back the activities a dead daemon had started
+// (HandBackOrphanedActivities), logging what it did.
+func handBack(ctx context.Context, c client.Client, namespace, identity string, log zerolog.Logger) {
+	n, err := HandBackOrphanedActivities(ctx, c, namespace, identity, log)
+	if err != nil {
+		log.Warn().Err(err).Msg("hand back orphaned activities")
+	} else if n > 0 {
+		log.Info().Int("Activities", n).Msg("handed back activities of a previous daemon")
+	}
 }
 
 func hostname() string {

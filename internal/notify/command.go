@@ -8,8 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/horizon/horizon/internal/child"
 )
 
 // command runs a shell command with the event JSON on its stdin.
@@ -29,11 +30,14 @@ func (c *command) name() string {
 	return name
 }
 
-// deliver runs the command in its own process group; when the attempt's
-// context ends (notify.timeout) the whole group is killed, so a command
-// that hangs or leaves a hanging child behind costs no more than the
-// timeout. Stdin and output are files, not pipes: a background child that
-// keeps them open cannot hold the attempt up after the command exits.
+// deliver runs the command through internal/child, like every process the
+// daemon starts: its own process group, killed whole when the attempt's
+// context ends (notify.timeout), so a command that hangs or leaves a
+// hanging child behind costs no more than the timeout; and dying with the
+// daemon, reaped by a restarted one, so a daemon killed mid-delivery
+// leaves no command behind. Stdin and output are files, not pipes: a
+// background child that keeps them open cannot hold the attempt up after
+// the command exits (child.Run then ends what is left of its group).
 func (c *command) deliver(ctx context.Context, ev Event, body []byte) (string, error) {
 	in, err := tempWith(append(append([]byte(nil), body...), '\n'))
 	if err != nil {
@@ -50,7 +54,6 @@ func (c *command) deliver(ctx context.Context, ev Event, body []byte) (string, e
 
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", c.line)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Env = append(os.Environ(),
 		"HORIZON_EVENT_ID="+ev.ID,
 		"HORIZON_EVENT_KIND="+string(ev.Kind),
@@ -58,9 +61,8 @@ func (c *command) deliver(ctx context.Context, ev Event, body []byte) (string, e
 		"HORIZON_EVENT_TITLE="+ev.Title,
 		"HORIZON_EVENT_TEXT="+ev.Text,
 	)
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
-	runErr := cmd.Run()
+	runErr := child.Run(cmd) // CommandContext: cancelling kills the whole group
 	answer := "exit " + fmt.Sprint(cmd.ProcessState.ExitCode())
 	if tail := oneLine(tailOf(out, 1024), 300); tail != "" {
 		answer += ": " + tail

@@ -41,8 +41,8 @@ const (
 	LingerUnknown Linger = "unknown"
 )
 
-// Report is what an install or uninstall did and what is left to do.
-type Report struct {
+// InstallReport is what an install or uninstall did and what is left to do.
+type InstallReport struct {
 	Platform Platform `json:"platform"`
 	Path     string   `json:"path"`
 	// Changed: the file was written (install; false when identical) or
@@ -83,16 +83,16 @@ func (m *Manager) Path() (string, error) { return Path(m.Platform, m.Name) }
 
 // Install writes the unit for spec and, when the user's service manager
 // is reachable, loads, enables and starts it.
-func (m *Manager) Install(ctx context.Context, spec Spec) (Report, error) {
+func (m *Manager) Install(ctx context.Context, spec Spec) (InstallReport, error) {
 	text, err := Render(m.Platform, spec)
 	if err != nil {
-		return Report{}, err
+		return InstallReport{}, err
 	}
 	path, err := m.Path()
 	if err != nil {
-		return Report{}, err
+		return InstallReport{}, err
 	}
-	r := Report{Platform: m.Platform, Path: path}
+	r := InstallReport{Platform: m.Platform, Path: path}
 	old, err := os.ReadFile(path)
 	r.Changed = err != nil || string(old) != text
 	if r.Changed {
@@ -116,7 +116,7 @@ func (m *Manager) Install(ctx context.Context, spec Spec) (Report, error) {
 	return r, err
 }
 
-func (m *Manager) installSystemd(ctx context.Context, r *Report, replaced bool) error {
+func (m *Manager) installSystemd(ctx context.Context, r *InstallReport, replaced bool) error {
 	unit := UnitFile(m.Name)
 	steps := [][]string{{"systemctl", "--user", "daemon-reload"}, {"systemctl", "--user", "enable", "--now", unit}}
 	r.Reachable = m.systemdReachable(ctx)
@@ -141,7 +141,7 @@ func (m *Manager) installSystemd(ctx context.Context, r *Report, replaced bool) 
 	return nil
 }
 
-func (m *Manager) installLaunchd(ctx context.Context, r *Report, path string) error {
+func (m *Manager) installLaunchd(ctx context.Context, r *InstallReport, path string) error {
 	target := "gui/" + strconv.Itoa(m.UID)
 	bootstrap := []string{"launchctl", "bootstrap", target, path}
 	if _, err := exec.LookPath("launchctl"); err != nil {
@@ -164,12 +164,12 @@ func (m *Manager) installLaunchd(ctx context.Context, r *Report, path string) er
 }
 
 // Uninstall stops and disables the unit, then removes its file.
-func (m *Manager) Uninstall(ctx context.Context) (Report, error) {
+func (m *Manager) Uninstall(ctx context.Context) (InstallReport, error) {
 	path, err := m.Path()
 	if err != nil {
-		return Report{}, err
+		return InstallReport{}, err
 	}
-	r := Report{Platform: m.Platform, Path: path}
+	r := InstallReport{Platform: m.Platform, Path: path}
 	installed := exists(path)
 	switch m.Platform {
 	case Systemd:
