@@ -32,6 +32,10 @@ const (
 //	T2 a reader (configured on the daemon) whose diagnosis the T1 model applies
 //	T3 the best-ranked metered "build" model; T4 the best metered "lead" model
 //
+// A model tier's retrieval steps run on the explore role's best model of
+// the tier's cost class (Rung.Explore), and its research attempts may run
+// on the research role's (Rung.Research); without one, on the tier's model.
+//
 // A forced model (--model) is the only model: T1 when it is local, else T3.
 func (a *Activities) availability(lb *ladder.Leaderboard, forced string, connected []string) ladder.Availability {
 	av := ladder.Availability{}
@@ -53,7 +57,8 @@ func (a *Activities) availability(lb *ladder.Leaderboard, forced string, connect
 		return av
 	}
 	if c, err := lb.ResolveLocal(string(horizon.RoleBuild), connected); err == nil {
-		av[ladder.T1] = ladder.Rung{Available: true, Applier: ApplierOpenCode, Model: c.Route}
+		av[ladder.T1] = ladder.Rung{Available: true, Applier: ApplierOpenCode, Model: c.Route,
+			Explore: localRoute(lb, horizon.RoleExplore, connected), Research: localRoute(lb, horizon.RoleResearch, connected)}
 	} else {
 		av[ladder.T1] = ladder.Rung{Reason: "no local build model connected"}
 	}
@@ -72,17 +77,36 @@ func (a *Activities) availability(lb *ladder.Leaderboard, forced string, connect
 		}
 	}
 	t3, err3 := lb.Resolve(string(horizon.RoleBuild), metered)
+	explore, research := meteredRoute(lb, horizon.RoleExplore, metered), meteredRoute(lb, horizon.RoleResearch, metered)
 	if err3 == nil {
-		av[ladder.T3] = ladder.Rung{Available: true, Applier: ApplierOpenCode, Model: t3.Route}
+		av[ladder.T3] = ladder.Rung{Available: true, Applier: ApplierOpenCode, Model: t3.Route, Explore: explore, Research: research}
 	} else {
 		av[ladder.T3] = ladder.Rung{Reason: "no metered build model connected"}
 	}
 	if t4, err := lb.Resolve(string(horizon.RoleLead), metered); err == nil && (err3 != nil || t4.Route != t3.Route) {
-		av[ladder.T4] = ladder.Rung{Available: true, Applier: ApplierOpenCode, Model: t4.Route}
+		av[ladder.T4] = ladder.Rung{Available: true, Applier: ApplierOpenCode, Model: t4.Route, Explore: explore, Research: research}
 	} else {
 		av[ladder.T4] = ladder.Rung{Reason: "no metered lead model other than T3's"}
 	}
 	return av
+}
+
+// localRoute is role's best-ranked local model among connected ("" when
+// none): a local tier's steps stay local, whatever their role.
+func localRoute(lb *ladder.Leaderboard, role horizon.Role, connected []string) string {
+	if c, err := lb.ResolveLocal(string(role), connected); err == nil {
+		return c.Route
+	}
+	return ""
+}
+
+// meteredRoute is role's best-ranked model among the metered ones ("" when
+// none), for the metered tiers.
+func meteredRoute(lb *ladder.Leaderboard, role horizon.Role, metered []string) string {
+	if c, err := lb.Resolve(string(role), metered); err == nil {
+		return c.Route
+	}
+	return ""
 }
 
 // CodemodInput applies the T0 codemods to a lane.

@@ -211,7 +211,7 @@ type Worker struct {
 	SharedDir string `mapstructure:"shared_dir"`
 }
 
-// DataDir is where lanes/, runs/, spend/ and reports/ live: worker.shared_dir,
+// DataDir is where lanes/, runs/, spend/, reports/ and tasks/ live: worker.shared_dir,
 // else Home.
 func (c *Config) DataDir() string {
 	if c.Worker.SharedDir != "" {

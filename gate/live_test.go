@@ -172,11 +172,14 @@ func pytestSource() string {
 	return "detected: " + strings.Join(pytestCommand(os.TempDir()), " ")
 }
 
-// pytestEnv returns the gate's environment for the pytest project. The gate
-// runs `python3 -m pytest` from its PATH. Debian's python3-pytest belongs to
-// /usr/bin/python3; when the python3 first on PATH (a pyenv shim, say) has no
-// pytest but /usr/bin/python3 does, a python3 link to it is put first on the
-// gate's PATH.
+// pytestEnv returns the gate's environment for the pytest project. Discover
+// picks the project's .venv/venv interpreter, else a pytest on PATH (run by
+// its own interpreter), else `python3 -m pytest` (pytestCommand); the
+// project here has no virtualenv, so a pytest on PATH, such as Debian's
+// /usr/bin/pytest, is used as it is. For the last case: Debian's
+// python3-pytest belongs to /usr/bin/python3, so when the python3 first on
+// PATH (a pyenv shim, say) has no pytest but /usr/bin/python3 does, a
+// python3 link to it is put first on the gate's PATH.
 func pytestEnv(t *testing.T) []string {
 	t.Helper()
 	const install = "apt-get install -y python3-pytest"

@@ -15,20 +15,24 @@ import (
 // concrete evidence a human can act on.
 //
 // The first three are what a worker may claim in its horizon-report. The
-// last two only the supervisor records, from trusted events (the agent
-// platform's permission denial, the user's cancel): a worker claiming them
-// is not believed.
+// others only horizon records, from trusted events (the agent platform's
+// permission denial, the user's cancel, git's merge conflict): a worker
+// claiming them is not believed.
 const (
 	BlockerMissingCredential  = "missing_credential"  // a key, token or login the work needs is absent
 	BlockerUnavailableService = "unavailable_service" // an external service the work needs does not answer
 	BlockerPlatformLimit      = "platform_limit"      // a platform, framework or structural limit
 	BlockerPermissionDenied   = "permission_denied"   // supervisor only: a permission was denied
 	BlockerCancelled          = "cancelled"           // supervisor only: the user cancelled
+	// BlockerMergeConflict: the repository supervisor could not bring a
+	// branch into horizon/roadmap because git found conflicts; only a
+	// person can choose how they resolve.
+	BlockerMergeConflict = "merge_conflict"
 )
 
 var (
 	workerBlockerTypes     = []string{BlockerMissingCredential, BlockerUnavailableService, BlockerPlatformLimit}
-	supervisorBlockerTypes = []string{BlockerPermissionDenied, BlockerCancelled}
+	supervisorBlockerTypes = []string{BlockerPermissionDenied, BlockerCancelled, BlockerMergeConflict}
 )
 
 // WorkerBlockerTypes returns the blocker types a worker's report may claim.
@@ -57,6 +61,8 @@ var blockerAliases = map[string]string{
 	"permission":                   BlockerPermissionDenied,
 	"canceled":                     BlockerCancelled,
 	"cancellation":                 BlockerCancelled,
+	"conflict":                     BlockerMergeConflict,
+	"merge_conflicts":              BlockerMergeConflict,
 }
 
 // MinBlockerEvidence is the shortest evidence (in characters, after

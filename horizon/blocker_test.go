@@ -20,6 +20,7 @@ func TestNewBlocker(t *testing.T) {
 		{typ: "structural_limit", evidence: "the module is vendored read-only under third_party/", want: BlockerPlatformLimit},
 		{typ: "permission_denied", evidence: "bash: git push denied by permission config", want: BlockerPermissionDenied},
 		{typ: "canceled", evidence: "user pressed Ctrl-C at 09:12 (SIGINT)", want: BlockerCancelled},
+		{typ: "merge conflict", evidence: "main does not merge into horizon/roadmap (conflict in a.go)", want: BlockerMergeConflict},
 		{typ: "tests_failing", evidence: "TestAdd fails with 2 != 3 in calc_test.go:9", is: ErrUnknownBlockerType},
 		{typ: "", evidence: "a perfectly good explanation", is: ErrUnknownBlockerType},
 		{typ: "no_usable_tier", evidence: "no tier is available for this card", is: ErrUnknownBlockerType},
@@ -71,6 +72,7 @@ func TestClassifyReportBlocker(t *testing.T) {
 		{name: "vague", r: Report{Status: "blocked", Blocker: &Blocker{Type: "platform_limit", Evidence: "blocked"}}, is: ErrVagueEvidence},
 		{name: "empty evidence", r: Report{Status: "blocked", Blocker: &Blocker{Type: "platform_limit"}}, is: ErrVagueEvidence},
 		{name: "worker claims a permission denial", r: Report{Status: "blocked", Blocker: &Blocker{Type: "permission_denied", Evidence: "bash: rm denied by permission config"}}, is: ErrUntrustedBlocker},
+		{name: "worker claims a merge conflict", r: Report{Status: "blocked", Blocker: &Blocker{Type: "merge_conflict", Evidence: "git merge main: conflict in a.go"}}, is: ErrUntrustedBlocker},
 		{name: "worker claims a cancel", r: Report{Status: "blocked", Blocker: &Blocker{Type: "cancelled", Evidence: "the user cancelled the run"}}, is: ErrUntrustedBlocker},
 	}
 	for _, tt := range tests {

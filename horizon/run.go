@@ -304,6 +304,11 @@ func (s *RunState) Markdown() string {
 	}
 	b.WriteString("\n")
 	b.WriteString(s.Outage.markdown())
+	// A one-feature run stalls too; the flag is for the person watching
+	// the Temporal UI, as on a planned run's header.
+	for _, st := range s.Stalled {
+		fmt.Fprintf(&b, "\n**stalled**: %s (flagged by the daily pass; the run goes on)\n", viewCell(st.Detail))
+	}
 	fmt.Fprintf(&b, "\nbranch `%s` · model `%s` · %d tokens · $%.4f\n\n", s.Branch, s.Model, s.Usage.Tokens(), s.Usage.Cost)
 	b.WriteString("| attempt | tier | model | worker | gate | audit | outcome | signals | tokens | cost |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, a := range s.Attempts {

@@ -68,6 +68,10 @@ type ItemRecord struct {
 	RunID string `json:"run_id,omitempty"`
 	// Reason says why it is blocked or stalled, in words.
 	Reason string `json:"reason,omitempty"`
+	// Blocker, when set, is the typed blocker that holds the item for a
+	// person (a merge conflict on horizon/roadmap). It holds a queued item
+	// too: its stage stays queued and it shows blocked until lifted.
+	Blocker *Blocker `json:"blocker,omitempty"`
 	// At is when the stage was recorded (workflow time, passed in).
 	At time.Time `json:"at,omitzero"`
 }
@@ -210,6 +214,8 @@ type ItemStatus struct {
 	RunID  string `json:"run_id,omitempty"`
 	// Detail says more about the state, in words.
 	Detail string `json:"detail,omitempty"`
+	// Blocker is the typed blocker a person must lift, when there is one.
+	Blocker *Blocker `json:"blocker,omitempty"`
 }
 
 // RoadmapStatus computes every item's state: the roadmap's items in file
@@ -261,6 +267,10 @@ func (st ItemStatus) from(r ItemRecord, q Queue) ItemStatus {
 		st.State = ItemBlocked
 	case StageStalled:
 		st.State = ItemStalled
+	}
+	if r.Blocker != nil {
+		b := *r.Blocker
+		st.State, st.Blocker = ItemBlocked, &b
 	}
 	return st
 }

@@ -56,6 +56,10 @@ type SupervisorState struct {
 	// a merge conflict.
 	Waiting      string    `json:"waiting,omitempty"`
 	WaitingSince time.Time `json:"waiting_since,omitzero"`
+	// Blocker, while set, is what stops the supervisor until a person
+	// acts: the base branch does not merge into horizon/roadmap. Waiting
+	// says the same in words.
+	Blocker *SupervisorBlocker `json:"blocker,omitempty"`
 	// RoadmapError is the roadmap's syntax error (file:line), shown until
 	// the roadmap is fixed; the supervisor decomposes nothing meanwhile.
 	RoadmapError string      `json:"roadmap_error,omitempty"`
@@ -75,6 +79,29 @@ type SupervisorState struct {
 	Histories int       `json:"histories"`
 	StartedAt time.Time `json:"started_at,omitzero"`
 	UpdatedAt time.Time `json:"updated_at,omitzero"`
+}
+
+// SupervisorBlocker is a typed blocker of the supervisor itself: a branch
+// that does not merge into horizon/roadmap (BlockerMergeConflict). Git
+// found conflicts (Paths), or the merge applied and failed the gate (a
+// conflict in behaviour; Evidence names the receipt). Either way another
+// try finds the same, so only a person lifts it.
+type SupervisorBlocker struct {
+	Blocker
+	// Branch would not merge into horizon/roadmap.
+	Branch string `json:"branch"`
+	// Paths are the files git left in conflict.
+	Paths []string `json:"paths,omitempty"`
+	// Lift says what a person does to lift it.
+	Lift string `json:"lift"`
+	// Item is the roadmap item whose run it holds back ("" when none).
+	Item  string    `json:"item,omitempty"`
+	Since time.Time `json:"since,omitzero"`
+}
+
+// Text is the blocker in words, as Waiting shows it.
+func (b *SupervisorBlocker) Text() string {
+	return fmt.Sprintf("blocked (%s): %s; %s", b.Type, b.Evidence, b.Lift)
 }
 
 // keptRuns bounds SupervisorState.Runs, so a supervisor that lives for
@@ -154,6 +181,9 @@ func (s *SupervisorState) AwaitingApproval() []QueueEntry {
 func (s *SupervisorState) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**supervisor** %s · %s · base %s · autonomy %s\n\n", s.Repo, s.Status, s.Base, s.Autonomy)
+	if s.Blocker != nil {
+		fmt.Fprintf(&b, "**blocked** `%s` since %s: %s\n\n", s.Blocker.Type, s.Blocker.Since.UTC().Format("2006-01-02 15:04 UTC"), viewCell(s.Blocker.Evidence))
+	}
 	if s.Waiting != "" {
 		fmt.Fprintf(&b, "waiting since %s: %s\n\n", s.WaitingSince.UTC().Format("2006-01-02 15:04 UTC"), viewCell(s.Waiting))
 	}

@@ -298,6 +298,15 @@ type Rung struct {
 	Reason    string `json:"reason,omitempty"`  // why it is not available, e.g. "no local endpoint answered at 127.0.0.1:11434"
 	Applier   string `json:"applier,omitempty"` // e.g. "ast-grep", "opencode", "aider", "reader", "codex", "claude-code"
 	Model     string `json:"model,omitempty"`   // provider/model, e.g. "ollama/qwen2.5-coder:14b"
+	// Explore is the model a retrieval step at this tier runs on: the
+	// explore role's best-ranked model of the tier's cost class, so
+	// finding what an unresolved name is goes to the model ranked for
+	// discovery, not the one ranked for building. "": the tier's Model.
+	Explore string `json:"explore,omitempty"`
+	// Research is the research role's best-ranked model of the tier's
+	// cost class, for attempts under the research recovery strategy.
+	// "": the tier's Model.
+	Research string `json:"research,omitempty"`
 }
 
 // Availability is the recorded availability of each tier. A tier missing

@@ -302,7 +302,11 @@ func (r *router) attempt(t Tier, why string) Decision { return r.decide(ActionAt
 
 func (r *router) decide(a Action, t Tier, why string) Decision {
 	rung := r.av[t]
-	return Decision{Action: a, Tier: t, Applier: rung.Applier, Model: rung.Model, Reason: why}
+	model := rung.Model
+	if a == ActionRetrieve && rung.Explore != "" {
+		model = rung.Explore
+	}
+	return Decision{Action: a, Tier: t, Applier: rung.Applier, Model: model, Reason: why}
 }
 
 func joinTriggers(ts []Trigger) string {

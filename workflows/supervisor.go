@@ -123,7 +123,7 @@ func newSupervisor(ctx workflow.Context, in SupervisorInput) (*supervisor, error
 // run is the supervisor's loop: handle what the runs said, then start
 // queued work, decompose the roadmap when the queue drains, or wait.
 func (s *supervisor) run(ctx workflow.Context) (*horizon.SupervisorState, error) {
-	if err := s.sync(ctx); err != nil {
+	if err := s.sync(ctx, ""); err != nil {
 		return nil, err
 	}
 	for {
@@ -261,35 +261,84 @@ func (s *supervisor) activity(ctx workflow.Context, opts workflow.ActivityOption
 }
 
 // sync brings horizon/roadmap up to the base branch (made from it the
-// first time). A conflict or a red gate waits for a person, retried every
-// Poll.
-func (s *supervisor) sync(ctx workflow.Context) error {
+// first time). A conflict or a red gate is a typed blocker for a person
+// (BlockerMergeConflict), shown in status and on the roadmap item it
+// holds (held, "" when none); it is tried again every Poll, and at once
+// when a person calls the supervisor (`horizon supervisor resume` after
+// merging by hand).
+func (s *supervisor) sync(ctx workflow.Context, held string) error {
 	for {
-		problem, err := s.mergeIn(ctx, s.st.Base)
-		if err != nil || problem == "" {
+		b, err := s.mergeIn(ctx, s.st.Base)
+		if err != nil {
 			return err
 		}
-		s.wait(ctx, "blocked: "+problem, s.in.Poll)
+		if b == nil {
+			s.unblock(ctx)
+			return nil
+		}
+		s.block(ctx, b, held)
+		s.wait(ctx, b.Text(), s.in.Poll)
 		if s.stopping {
 			return nil
 		}
 	}
 }
 
+// block records the supervisor's blocker, keeping when it began across
+// tries, and puts it on the roadmap item it holds back.
+func (s *supervisor) block(ctx workflow.Context, b *horizon.SupervisorBlocker, held string) {
+	b.Since, b.Item = workflow.Now(ctx), held
+	if prev := s.st.Blocker; prev != nil && prev.Branch == b.Branch {
+		b.Since = prev.Since
+	}
+	if prev := s.st.Blocker; prev != nil && prev.Item != "" && prev.Item != held {
+		s.clearItemBlocker(ctx, prev.Item)
+	}
+	s.st.Blocker = b
+	if r, ok := s.st.Items.Find(held); ok && held != "" {
+		bl := b.Blocker
+		s.recordItem(ctx, horizon.ItemRecord{Item: held, Stage: r.Stage, Reason: b.Text(), Blocker: &bl})
+	}
+}
+
+// unblock clears a lifted blocker from the state and its item.
+func (s *supervisor) unblock(ctx workflow.Context) {
+	if s.st.Blocker == nil {
+		return
+	}
+	if item := s.st.Blocker.Item; item != "" {
+		s.clearItemBlocker(ctx, item)
+	}
+	s.st.Blocker = nil
+}
+
+// clearItemBlocker drops an item's blocker, its stage unchanged.
+func (s *supervisor) clearItemBlocker(ctx workflow.Context, item string) {
+	if r, ok := s.st.Items.Find(item); ok && r.Blocker != nil {
+		s.recordItem(ctx, horizon.ItemRecord{Item: item, Stage: r.Stage})
+	}
+}
+
 // mergeIn brings branch into horizon/roadmap: nothing when it is in
 // already, a fast-forward when possible, else a merge that must pass the
-// gate before it lands. problem says why it could not (a conflict, a red
-// gate) and what a person does; the branch is then left as it was.
-func (s *supervisor) mergeIn(ctx workflow.Context, branch string) (problem string, err error) {
+// gate before it lands. When it could not (a conflict, a red gate) it
+// returns the blocker saying why and what a person does; the branch is
+// then left as it was.
+func (s *supervisor) mergeIn(ctx workflow.Context, branch string) (*horizon.SupervisorBlocker, error) {
 	var out activities.SyncOutput
 	in := activities.RoadmapInput{Repo: s.st.Repo, Base: branch, Path: s.st.Roadmap}
 	if err := s.activity(ctx, gitOptions("bring "+branch+" into horizon/roadmap"), a.SyncRoadmap, in, &out); err != nil {
-		return "", err
+		return nil, err
 	}
+	lift := fmt.Sprintf("merge it by hand: git switch %s && git merge %s, then `horizon supervisor resume --repo %s` (else it is tried again every %s)",
+		activities.RoadmapBranch, branch, s.st.Repo, s.in.Poll)
 	switch out.Action {
 	case activities.SyncConflict:
-		return fmt.Sprintf("%s does not merge into %s (conflict in %s); merge it by hand: git switch %s && git merge %s",
-			branch, activities.RoadmapBranch, strings.Join(out.Conflict, ", "), activities.RoadmapBranch, branch), nil
+		return &horizon.SupervisorBlocker{
+			Blocker: horizon.Blocker{Type: horizon.BlockerMergeConflict, Evidence: fmt.Sprintf("%s does not merge into %s (conflict in %s)",
+				branch, activities.RoadmapBranch, strings.Join(out.Conflict, ", "))},
+			Branch: branch, Paths: slices.Clone(out.Conflict), Lift: lift,
+		}, nil
 	case activities.SyncMerge:
 		s.st.Merges++
 		limits := s.in.Run.Limits.withDefaults()
@@ -298,26 +347,32 @@ func (s *supervisor) mergeIn(ctx workflow.Context, branch string) (problem strin
 			RunID: s.st.ID, Feature: "merge", Attempt: s.st.Merges, Repo: s.st.Repo, Lane: out.MergeDir, BaseCommit: out.MergeCommit,
 			Timeout: limits.GateTimeout,
 		}, &g); err != nil {
-			return "", err
+			return nil, err
 		}
 		if !g.Passed() {
-			return fmt.Sprintf("the merge of %s into %s fails the gate (receipt %s: %s); merge it by hand", branch, activities.RoadmapBranch, g.ReceiptID, g.Verdict), nil
+			// The merge applies but breaks the gate: a conflict in
+			// behaviour, which a retry finds again just the same.
+			return &horizon.SupervisorBlocker{
+				Blocker: horizon.Blocker{Type: horizon.BlockerMergeConflict, Evidence: fmt.Sprintf("the merge of %s into %s fails the gate (receipt %s: %s)",
+					branch, activities.RoadmapBranch, g.ReceiptID, g.Verdict)},
+				Branch: branch, Lift: lift,
+			}, nil
 		}
 		if err := s.activity(ctx, gitOptions("land the merge on horizon/roadmap"), a.AdvanceRoadmap, activities.AdvanceInput{
 			Repo: s.st.Repo, From: out.Tip, To: out.MergeCommit,
 		}, &out.Tip); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
 	s.st.Tip = out.Tip
-	return "", nil
+	return nil, nil
 }
 
 // startRun starts a queued entry as a planned run from horizon/roadmap's
 // tip. The run is a child that outlives the supervisor (abandoned on
 // close): stopping the supervisor never stops a run.
 func (s *supervisor) startRun(ctx workflow.Context, e horizon.QueueEntry) error {
-	if err := s.sync(ctx); err != nil || s.stopping {
+	if err := s.sync(ctx, e.Item); err != nil || s.stopping {
 		return err
 	}
 	if _, err := s.st.Queue.Remove(e.ID); err != nil {
@@ -423,22 +478,23 @@ func (s *supervisor) handleStatuses(ctx workflow.Context) error {
 		}
 		r.Status, r.Reason = sig.Status, sig.Reason
 		stage := horizon.StageRunning
+		var blocker *horizon.Blocker
 		switch sig.Status {
 		case horizon.StatusCompleted:
-			landed, err := s.land(ctx, r)
+			b, err := s.land(ctx, r)
 			if err != nil {
 				return err
 			}
 			stage, sig.Reason = horizon.StageDone, r.Reason
-			if !landed {
-				stage = horizon.StageBlocked
+			if b != nil {
+				stage, blocker = horizon.StageBlocked, &b.Blocker
 			}
 		case horizon.StatusBlocked, horizon.StatusFailed, horizon.StatusCancelled:
 			stage = horizon.StageBlocked
 			r.EndedAt = workflow.Now(ctx)
 		}
 		if r.Item != "" {
-			s.recordItem(ctx, horizon.ItemRecord{Item: r.Item, Stage: stage, RunID: r.RunID, Reason: sig.Reason})
+			s.recordItem(ctx, horizon.ItemRecord{Item: r.Item, Stage: stage, RunID: r.RunID, Reason: sig.Reason, Blocker: blocker})
 		}
 		s.publish(ctx)
 	}
@@ -448,9 +504,9 @@ func (s *supervisor) handleStatuses(ctx workflow.Context) error {
 // land puts a completed run's commits on horizon/roadmap: a fast-forward
 // from the tip the run started at, or, when horizon/roadmap moved meanwhile
 // (the base was merged in, another run landed), a merge of the run's
-// branch that passes the gate. It says whether the commits landed; when
-// not, the run's reason says what a person does.
-func (s *supervisor) land(ctx workflow.Context, r *horizon.SupervisedRun) (bool, error) {
+// branch that passes the gate. When the commits could not land it returns
+// the blocker (the run's reason says it too, with what a person does).
+func (s *supervisor) land(ctx workflow.Context, r *horizon.SupervisedRun) (*horizon.SupervisorBlocker, error) {
 	r.EndedAt = workflow.Now(ctx)
 	var tip string
 	err := s.activity(ctx, gitOptions("land "+r.RunID+" on horizon/roadmap"), a.AdvanceRoadmap, activities.AdvanceInput{
@@ -458,20 +514,23 @@ func (s *supervisor) land(ctx workflow.Context, r *horizon.SupervisedRun) (bool,
 	}, &tip)
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeBadInput {
-		problem, err := s.mergeIn(ctx, horizon.IntegrationBranch(r.RunID))
+		b, err := s.mergeIn(ctx, horizon.IntegrationBranch(r.RunID))
 		if err != nil {
-			return false, err
+			return nil, err
 		}
-		if problem != "" {
-			r.Reason = "its commits did not land on horizon/roadmap: " + problem
-			return false, nil
+		if b != nil {
+			// Nothing retries a landing: the person's merge is the landing.
+			b.Since, b.Item = workflow.Now(ctx), r.Item
+			b.Lift = fmt.Sprintf("merge it by hand: git switch %s && git merge %s", activities.RoadmapBranch, b.Branch)
+			r.Reason = "its commits did not land on horizon/roadmap: " + b.Text()
+			return b, nil
 		}
 		tip = s.st.Tip
 	} else if err != nil {
-		return false, err
+		return nil, err
 	}
 	s.st.Tip, r.Landed = tip, tip
-	return true, nil
+	return nil, nil
 }
 
 // decomposeAhead has the lead decompose the next open roadmap items into

@@ -40,6 +40,12 @@ type repoWorld struct {
 	gates    []string
 	gated    []string // merge commits gated
 	advanced []string // AdvanceRoadmap "To" of merges
+	// register, when set, registers more before the mocks (the test
+	// environment refuses registrations after them).
+	register func(*testsuite.TestWorkflowEnvironment)
+	// leadStep, when set, is an activity the fake lead calls before it
+	// answers, with the planning retries of a real one.
+	leadStep string
 }
 
 func newRepoWorld(t *testing.T, roadmap string) *repoWorld {
@@ -65,6 +71,15 @@ func (w *repoWorld) fakeRun(ctx workflow.Context, in RunInput) (*horizon.RunStat
 
 // fakePlan stands for PlanWorkflow: one milestone, one feature per goal.
 func (w *repoWorld) fakePlan(ctx workflow.Context, in PlanInput) (*PlanResult, error) {
+	if w.leadStep != "" {
+		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+			StartToCloseTimeout: time.Minute,
+			RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 5},
+		})
+		if err := workflow.ExecuteActivity(actx, w.leadStep, in.Goal).Get(ctx, nil); err != nil {
+			return nil, err
+		}
+	}
 	w.mu.Lock()
 	w.decomposed = append(w.decomposed, in.Goal)
 	w.mu.Unlock()
@@ -80,6 +95,9 @@ func (w *repoWorld) env(s *testsuite.WorkflowTestSuite) *testsuite.TestWorkflowE
 	e.RegisterWorkflowWithOptions(w.fakeRun, workflow.RegisterOptions{Name: RunWorkflowName})
 	e.RegisterWorkflowWithOptions(w.fakePlan, workflow.RegisterOptions{Name: PlanWorkflowName})
 	e.RegisterActivity(&activities.Activities{})
+	if w.register != nil {
+		w.register(e)
+	}
 	e.OnActivity(a.SyncRoadmap, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.RoadmapInput) (activities.SyncOutput, error) {
 		w.mu.Lock()
 		defer w.mu.Unlock()

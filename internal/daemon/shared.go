@@ -14,8 +14,10 @@ import (
 // worker may run any step of any run. lanes/ holds the git worktrees, which
 // a repository records by absolute path; runs/ the receipts, transcripts
 // and handoffs a later step reads; spend/ the day's spend, which bounds all
-// runs together; reports/ the daily reports.
-var SharedDirs = []string{"lanes", "runs", "spend", "reports"}
+// runs together; reports/ the daily reports; tasks/ the background tasks'
+// metadata and output streams, which `horizon task output` and a task
+// resumed on another worker read.
+var SharedDirs = []string{"lanes", "runs", "spend", "reports", "tasks"}
 
 // PrivateFiles are what each worker keeps in its own home and must never
 // share: the lock that makes it the home's only daemon, and OpenCode's

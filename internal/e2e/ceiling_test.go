@@ -37,6 +37,16 @@ func TestSpendCeilingPauseAndRaise(t *testing.T) {
 	require.Contains(t, s.Reason, "the auditor's model "+demo.Model+" is metered")
 	require.Contains(t, s.Reason, "ceiling (run $0.0050")
 	require.Contains(t, s.Reason, "horizon set-ceiling "+id)
+	// The ceiling holds to within the one call in flight: the worker's
+	// session started under it, and nothing metered started after it.
+	inFlight := s.Attempts[0].Usage.Cost
+	require.Empty(t, s.Attempts[0].AuditorSession, "no auditor session past the ceiling")
+	for _, r := range w.model.Requests() {
+		require.False(t, strings.HasPrefix(r.Rule, "auditor-"), "the auditor's model was called past the ceiling: %s", r.Rule)
+	}
+	require.Greater(t, s.Usage.Cost, s.Ceiling, "the worker's session crossed the ceiling, as set up")
+	require.LessOrEqual(t, s.Usage.Cost, s.Ceiling+inFlight+1e-9,
+		"spend $%.6f is within the ceiling $%.6f and the one call in flight ($%.6f)", s.Usage.Cost, s.Ceiling, inFlight)
 
 	o, code := w.run(context.Background(), "set-ceiling", id, "0.001")
 	require.Equal(t, 2, code, o)

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -36,6 +37,37 @@ func (c *cluster) sessionWorker(t *testing.T, feature, role string) int {
 		return false
 	}, time.Minute, 100*time.Millisecond, "no worker logged the %s session of %s", role, feature)
 	return found
+}
+
+// sessionStart is a "session starting" line of a worker's log.
+type sessionStart struct {
+	worker  int
+	at      time.Time
+	attempt int
+}
+
+// sessionStarts lists the logged starts of role's session for feature on
+// every worker, with the time each worker's logger stamped on it.
+func (c *cluster) sessionStarts(t *testing.T, feature, role string) []sessionStart {
+	t.Helper()
+	var out []sessionStart
+	for i, home := range c.homes {
+		b, _ := os.ReadFile(filepath.Join(home, "logs", "horizon.log"))
+		for _, l := range strings.Split(string(b), "\n") {
+			var e struct {
+				Time    time.Time `json:"time"`
+				Message string    `json:"message"`
+				Feature string    `json:"Feature"`
+				Role    string    `json:"Role"`
+				Attempt int       `json:"Attempt"`
+			}
+			if json.Unmarshal([]byte(l), &e) != nil || e.Message != "session starting" || e.Feature != feature || e.Role != role {
+				continue
+			}
+			out = append(out, sessionStart{worker: i, at: e.Time, attempt: e.Attempt})
+		}
+	}
+	return out
 }
 
 // kill SIGKILLs worker i's process group and the OpenCode processes it
@@ -83,6 +115,7 @@ func TestClusterWorkerDiesMidSession(t *testing.T) {
 	victim := c.sessionWorker(t, "f1", "worker")
 	victimPID := c.workers[victim].Process.Pid
 	c.kill(t, victim)
+	killed := time.Now()
 	t.Logf("killed worker %d (pid %d) mid-session", victim, victimPID)
 
 	s := c.w.waitStatus(id, 5*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() })
@@ -104,6 +137,24 @@ func TestClusterWorkerDiesMidSession(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(brief), "Feature f1:")
 	require.Contains(t, string(brief), fmt.Sprintf(":%d, which was lost", victimPID))
+
+	// The takeover is bounded by the configured heartbeat timeout: the
+	// engine gives up on the dead worker's session once its heartbeats
+	// stop for that long, and retries it a second later (sessionOptions).
+	// The margin is for the retry's backoff, a worker polling it up and
+	// the log's one-second stamps, not for how fast the machine is.
+	hb, err := time.ParseDuration(envValue(c.w.env, "HORIZON_AGENT_HEARTBEAT_TIMEOUT"))
+	require.NoError(t, err, "the cluster's configured agent.heartbeat_timeout")
+	var takeover *sessionStart
+	for _, st := range c.sessionStarts(t, "f1", "worker") {
+		if st.worker != victim && (takeover == nil || st.at.Before(takeover.at)) {
+			takeover = &st
+		}
+	}
+	require.NotNil(t, takeover, "another worker started f1's worker session")
+	after := takeover.at.Sub(killed)
+	t.Logf("worker %d took the session over %s after the kill (heartbeat timeout %s)", takeover.worker, after, hb)
+	require.LessOrEqual(t, after, hb+10*time.Second, "taken over within the heartbeat timeout and a few seconds")
 }
 
 // The engine-only process SIGKILLed while runs are in flight, then

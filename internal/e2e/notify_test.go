@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,10 +31,14 @@ type hook struct {
 	status int
 	posts  int
 	byID   map[string]notify.Event
+	// hang, once set, makes the receiver take each post and never answer,
+	// until the test ends.
+	hang atomic.Bool
 }
 
 func newHook(t *testing.T, status int) (*hook, string) {
 	h := &hook{status: status, byID: map[string]notify.Event{}}
+	done := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		var ev notify.Event
@@ -43,10 +48,24 @@ func newHook(t *testing.T, status int) (*hook, string) {
 			h.byID[ev.ID] = ev
 			h.mu.Unlock()
 		}
+		if h.hang.Load() {
+			<-done
+			return
+		}
 		w.WriteHeader(h.status)
 	}))
 	t.Cleanup(srv.Close)
+	// Cleanups run last first: hanging handlers are let go before Close
+	// waits for them.
+	t.Cleanup(func() { close(done) })
 	return h, srv.URL
+}
+
+// postCount is how many posts the receiver has taken.
+func (h *hook) postCount() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.posts
 }
 
 // kinds is "kind subject" of every distinct event, sorted.
@@ -140,27 +159,43 @@ func TestNotifyPlannedRunEvents(t *testing.T) {
 }
 
 // Receivers that answer 500, or hang past notify.timeout, change nothing
-// in a run: it completes as it would without them.
+// in a run: it completes as it would without them. The webhook answers
+// 500 to the first run; then it takes every post and never answers, and
+// a second run of the same goal on a copy of the repository lands the
+// same commits (features and tree).
 func TestNotifyFailingReceiversChangeNothing(t *testing.T) {
 	needsE2E(t)
 	h, url := newHook(t, http.StatusInternalServerError)
 	w := newWorld(t, demoScript(t))
 	w.env = append(w.env, "HORIZON_NOTIFY_WEBHOOK="+url, "HORIZON_NOTIFY_COMMAND=sleep 60",
 		"HORIZON_NOTIFY_TIMEOUT=1s", "HORIZON_NOTIFY_ATTEMPTS=2")
-	repo, _ := fixture(t)
-	out, code := w.stdout("start", "--detach", "--repo", repo, "--model", demo.Model, goal)
-	require.Equal(t, 0, code, out)
-	id := strings.TrimSpace(out)
-	s := w.waitStatus(id, 3*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() })
-	require.Equal(t, horizon.StatusCompleted, s.Status, s.Reason)
+	run := func() (repo, id string) {
+		repo, _ = fixture(t)
+		out, code := w.stdout("start", "--detach", "--repo", repo, "--model", demo.Model, goal)
+		require.Equal(t, 0, code, out)
+		id = strings.TrimSpace(out)
+		s := w.waitStatus(id, 3*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() })
+		require.Equal(t, horizon.StatusCompleted, s.Status, s.Reason)
+		return repo, id
+	}
+	repo, id := run()
 	h.wait(t, notify.RunEnded, 30*time.Second) // it was tried…
-	require.Eventually(t, func() bool {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		return h.posts >= 2
-	}, 30*time.Second, 100*time.Millisecond, "…and retried after the 500")
+	require.Eventually(t, func() bool { return h.postCount() >= 2 }, 30*time.Second, 100*time.Millisecond, "…and retried after the 500")
 	require.Eventually(t, func() bool {
 		b, _ := os.ReadFile(filepath.Join(w.home, "logs", "horizon.log"))
 		return strings.Contains(string(b), "notification not delivered")
 	}, 30*time.Second, 200*time.Millisecond, "the failure is logged")
+
+	h.hang.Store(true)
+	before := h.postCount()
+	hungRepo, hungID := run()
+	require.Eventually(t, func() bool { return h.postCount() > before }, 30*time.Second, 100*time.Millisecond,
+		"the hanging receiver was posted to")
+
+	commits, features := featureCommits(t, repo, id)
+	hungCommits, hungFeatures := featureCommits(t, hungRepo, hungID)
+	require.Len(t, hungCommits, len(commits), "as many commits with a hanging receiver")
+	require.Equal(t, features, hungFeatures)
+	require.Equal(t, git(t, repo, "rev-parse", "horizon/"+id+"^{tree}"), git(t, hungRepo, "rev-parse", "horizon/"+hungID+"^{tree}"),
+		"the same work landed")
 }
