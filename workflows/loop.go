@@ -83,6 +83,7 @@ func (l *loop) step(ctx workflow.Context, n int, prev *horizon.Attempt, guidance
 	if p.retrieve {
 		return false, false, l.retrieve(ctx, n, prev, p)
 	}
+	p = l.researchModel(ctx, p, strategy)
 	at := horizon.Attempt{
 		N: n, Applier: p.applier, Route: p.reason, Model: p.model, Guidance: guidance, Strategy: strategy,
 		Outcome: horizon.OutcomeRunning, StartedAt: workflow.Now(ctx),
@@ -389,4 +390,21 @@ func appendMoved(have []string, moved string) []string {
 		return have
 	}
 	return append(have, moved)
+}
+
+// researchModel puts an attempt under the research recovery strategy on
+// the research role's best model of its tier (zilX: research is its own
+// role, ranked for external documentation and primary sources), when
+// preflight found one; the tier's cost class, and so its queue, stay.
+func (l *loop) researchModel(ctx workflow.Context, p plan, strategy horizon.Strategy) plan {
+	if !p.routed || strategy != horizon.StrategyResearch {
+		return p
+	}
+	r := l.setup.Tiers[p.tier].Research
+	if r == "" || r == p.model || workflow.GetVersion(ctx, changeResearchModel, workflow.DefaultVersion, 1) < 1 {
+		return p
+	}
+	p.model = r
+	p.reason += "; research strategy: the research role's model"
+	return p
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/horizon/horizon/activities"
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/ladder"
 )
 
 // world scripts the activities of a planned run: the lead's plan and
@@ -462,4 +463,39 @@ func TestPlanProtocolErrorsBlockTheFeature(t *testing.T) {
 	require.Equal(t, horizon.BlockerPlatformLimit, f1.Blocker.Type)
 	require.Contains(t, f1.Blocker.Evidence, "without a valid horizon-report block")
 	require.Equal(t, horizon.FeatureAccepted, statuses(waiting.Plan)["f2"])
+}
+
+// An attempt under the research recovery strategy runs on the research
+// role's model of its tier, the attempts before it on the tier's build
+// model.
+func TestPlanResearchStrategyUsesTheResearchModel(t *testing.T) {
+	w := newWorld(t, block(ms("core", ft("f1"))))
+	w.gates["f1"] = []string{"fail", "fail"}
+	tiers := ladder.Availability{}
+	for k, v := range allTiers {
+		tiers[k] = v
+	}
+	for _, tier := range []ladder.Tier{ladder.T1, ladder.T3} {
+		r := tiers[tier]
+		r.Research = r.Model + "-research"
+		tiers[tier] = r
+	}
+	w.pre = &activities.PreflightOutput{
+		Gate: ".horizon/verify.sh", Tiers: tiers,
+		Models: map[horizon.Role]string{horizon.RoleWorker: "local/coder", horizon.RoleAuditor: "fake/m", horizon.RoleLead: "fake/m"},
+	}
+	e := w.env()
+	in := plannedInput()
+	in.Model = ""
+	e.ExecuteWorkflow(RunWorkflow, in)
+	s, err := planResult(t, e)
+	require.NoError(t, err)
+	require.Equal(t, horizon.StatusCompleted, s.Status, s.Reason)
+	f1, _ := s.Plan.Feature("f1")
+	require.Len(t, f1.Attempts, 3)
+	for i, at := range f1.Attempts {
+		research := at.Strategy == horizon.StrategyResearch
+		require.Equal(t, research, strings.HasSuffix(at.Model, "-research"), "attempt %d: strategy %s on %s", i+1, at.Strategy, at.Model)
+	}
+	require.Equal(t, horizon.StrategyResearch, f1.Attempts[2].Strategy)
 }

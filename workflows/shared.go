@@ -167,6 +167,9 @@ const (
 	// changeAdvisor runs the advisor's watchdog beside a worker session
 	// (advisor.enabled).
 	changeAdvisor = "advisor-watchdog"
+	// changeResearchModel runs an attempt under the research recovery
+	// strategy on the research role's model.
+	changeResearchModel = "research-model"
 )
 
 // Approve is the argument of UpdateApprove.

@@ -142,7 +142,6 @@ func finishedOnce(t *testing.T, w *world, id, repo, head string) {
 // and so does the run's Markdown in the Web UI.
 func TestOutageProviderAwayWaits(t *testing.T) {
 	needsE2E(t)
-	t.Parallel()
 	w, id, repo, head := outageWorld(t)
 
 	require.NoError(t, w.model.Down())
@@ -184,7 +183,6 @@ func TestOutageProviderAwayWaits(t *testing.T) {
 // and completes once.
 func TestOutageOpenCodeKilledWaits(t *testing.T) {
 	needsE2E(t)
-	t.Parallel()
 	w, id, repo, head := outageWorld(t)
 
 	killed := map[int]bool{}
