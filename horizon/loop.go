@@ -17,6 +17,7 @@ type LoopStatus string
 
 // Loop results.
 const (
+	LoopRunning       LoopStatus = "running"        // not ended yet (the loop's query)
 	LoopSatisfied     LoopStatus = "satisfied"      // an activation reported satisfied (and, with --gate, the gate passed)
 	LoopBlocked       LoopStatus = "blocked"        // an activation reported blocked
 	LoopLimitReached  LoopStatus = "limit_reached"  // N activations, none satisfied
