@@ -192,3 +192,16 @@ func printLoopEnd(w io.Writer, r activities.LoopResult) {
 		fmt.Fprintf(w, "  %s\n", r.Error)
 	}
 }
+
+// loopStatus is `horizon status LOOP`: where the loop stands, or its end.
+func loopStatus(ctx context.Context, a *app, c client.Client, id string, asJSON bool) error {
+	res, _, err := core.Loops{Client: c}.State(ctx, id)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return json.NewEncoder(a.out).Encode(res)
+	}
+	printLoopEnd(a.out, res)
+	return nil
+}

@@ -19,7 +19,7 @@ import (
 )
 
 // HandBackOrphanedActivities fails, for an immediate retry, every started
-// activity of a running horizon workflow that a worker other than identity
+// activity of a running run or loop that a worker other than identity
 // holds. Call it only when this process is provably the sole worker (the
 // embedded engine under the home lock): the previous holder is dead.
 //
@@ -31,8 +31,9 @@ func HandBackOrphanedActivities(ctx context.Context, c client.Client, namespace,
 	var token []byte
 	for {
 		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-			Namespace:     namespace,
-			Query:         fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running'", workflows.RunWorkflowName),
+			Namespace: namespace,
+			Query: fmt.Sprintf("(WorkflowType = '%s' OR WorkflowType = '%s') AND ExecutionStatus = 'Running'",
+				workflows.RunWorkflowName, workflows.LoopWorkflowName),
 			NextPageToken: token,
 		})
 		if err != nil {
