@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -45,7 +46,9 @@ func activation(k, n int) string { return fmt.Sprintf(": activation %d of %d]", 
 
 // loopScript: LOOP-COMPACT writes a file in activation 1, fills the
 // context past 60 % in activation 2 and is satisfied in activation 4;
-// LOOP-CONT always continues; LOOP-PROSE never reports; LOOP-HANG waits.
+// LOOP-CONT always continues; LOOP-PROSE never reports; LOOP-HANG waits;
+// LOOP-CRASH waits in activation 1 until the daemon is killed, then goes on
+// when asked to continue.
 // Rules for later activations come first: a request quotes the whole
 // conversation, earlier prompts included.
 func loopScript() *fakemodel.Script {
@@ -66,6 +69,9 @@ func loopScript() *fakemodel.Script {
 		{Name: "cont", When: []string{"LOOP-CONT"}, Replies: []fakemodel.Reply{{Text: loopReport("continue", "more to do")}}},
 		{Name: "prose", When: []string{"LOOP-PROSE"}, Replies: []fakemodel.Reply{{Text: "All done, the goal is reached."}}},
 		{Name: "hang", When: []string{"LOOP-HANG"}, Replies: []fakemodel.Reply{{Hold: "never", Text: "never sent"}}},
+		{Name: "crash-a2", When: []string{"LOOP-CRASH", activation(2, 2)}, Replies: []fakemodel.Reply{{Text: loopReport("satisfied", "survived")}}},
+		{Name: "crash-cont", When: []string{"LOOP-CRASH", "You were interrupted"}, Replies: []fakemodel.Reply{{Text: loopReport("continue", "went on after the crash")}}},
+		{Name: "crash-hold", When: []string{"LOOP-CRASH", activation(1, 2)}, Times: 1, Replies: []fakemodel.Reply{{Hold: "crash", Text: "never sent"}}},
 	}}
 }
 
@@ -79,8 +85,8 @@ func (w *world) loop(args ...string) (loopResult, int) {
 }
 
 // `horizon loop` end to end, one world for every case: compaction and the
-// checkpoint, the activation limit, a reply without a report, and a
-// cancelled loop.
+// checkpoint, the activation limit, a reply without a report, a cancelled
+// loop, and one whose daemon is SIGKILLed mid-activation.
 func TestLoop(t *testing.T) {
 	needsE2E(t)
 	w := newWorld(t, loopScript())
@@ -158,6 +164,44 @@ func TestLoop(t *testing.T) {
 		require.Contains(t, out, "loop "+res.Loop+" cancelled")
 		require.Eventually(t, func() bool { return w.model.InFlight() == 0 }, 30*time.Second, 100*time.Millisecond,
 			"the aborted session let go of the model call")
+	})
+
+	t.Run("daemon SIGKILLed mid-activation: the turn continues, not prompted again", func(t *testing.T) {
+		res, code := w.loop("--repo", repo, "--max", "2", "--detach", "--json", "--", "LOOP-CRASH: survive")
+		require.Equal(t, 0, code)
+		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+		defer cancel()
+		_, err := w.model.WaitForRequest(ctx, func(r fakemodel.Request) bool { return r.Rule == "crash-hold" && r.Held })
+		require.NoError(t, err)
+		agents := agentPIDs(t, w.home)
+		pid := w.daemonPID()
+		require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+		require.Eventually(t, func() bool { return !alive(pid) }, 30*time.Second, 50*time.Millisecond)
+		require.Eventually(t, func() bool {
+			for _, p := range agents {
+				if alive(p) {
+					return false
+				}
+			}
+			return true
+		}, 15*time.Second, 100*time.Millisecond, "an agent process outlived the daemon")
+		out, code := w.run(ctx, "resume")
+		require.Equal(t, 0, code, out)
+
+		var end loopResult
+		require.Eventually(t, func() bool {
+			out, code := w.stdout("status", res.Loop, "--json")
+			return code == 0 && json.Unmarshal([]byte(out), &end) == nil && end.Status != "running"
+		}, 3*time.Minute, 500*time.Millisecond)
+		require.Equal(t, "satisfied", end.Status, end.Error)
+		require.Equal(t, 2, end.Activations)
+		prompts := 0
+		for _, r := range w.model.Requests() {
+			if !r.Title && strings.Contains(r.LastUser, "LOOP-CRASH") && strings.Contains(r.LastUser, activation(1, 2)) {
+				prompts++
+			}
+		}
+		require.Equal(t, 1, prompts, "activation 1 was prompted again after the crash")
 	})
 
 	// A role that is not one, or a runtime agent id, is refused up front.
