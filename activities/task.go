@@ -288,30 +288,10 @@ func (a *Activities) taskLaneDir(id string) string { return filepath.Join(a.lane
 // taskLane makes (or finds, on a retry) the task's worktree on its branch,
 // cut at the base commit; the user's branch and work tree are untouched.
 func (a *Activities) taskLane(ctx context.Context, in TaskInput) (dir, base string, err error) {
-	dir, branch := a.taskLaneDir(in.ID), TaskBranch(in.ID)
-	if top, err := git(ctx, dir, "rev-parse", "--show-toplevel"); err == nil && samePath(top, dir) {
-		return dir, in.BaseCommit, nil
+	dir = a.taskLaneDir(in.ID)
+	if err := branchLane(ctx, in.Repo, dir, TaskBranch(in.ID), in.BaseCommit, "task "+in.ID); err != nil {
+		return "", "", err
 	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
-		return "", "", fmt.Errorf("task lane: %w", err)
-	}
-	_ = os.RemoveAll(dir) // half-made by a crash
-	_, _ = git(ctx, in.Repo, "worktree", "prune")
-	if gitOK(ctx, in.Repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch) {
-		_, err = git(ctx, in.Repo, "worktree", "add", "--force", dir, branch)
-	} else {
-		if !gitOK(ctx, in.Repo, "cat-file", "-e", in.BaseCommit+"^{commit}") {
-			return "", "", badInput("task %s: base commit %s is not in %s", in.ID, in.BaseCommit, in.Repo)
-		}
-		_, err = git(ctx, in.Repo, "worktree", "add", "-b", branch, dir, in.BaseCommit)
-	}
-	if err != nil {
-		return "", "", fmt.Errorf("task lane: %w", err)
-	}
-	if err := initSubmodules(ctx, in.Repo, dir, false); err != nil {
-		return "", "", submoduleFailure("task lane", err)
-	}
-	activity.GetLogger(ctx).Info("task lane ready", "Task", in.ID, "Lane", dir, "Branch", branch)
 	return dir, in.BaseCommit, nil
 }
 
@@ -494,33 +474,9 @@ func (a *Activities) FinishTask(ctx context.Context, in TaskEnd) (TaskResult, er
 // branch's tip ("" when the lane is already gone and the branch has no
 // task commit).
 func (a *Activities) commitTaskLane(ctx context.Context, in TaskEnd) (string, error) {
-	dir, branch := a.taskLaneDir(in.Task.ID), TaskBranch(in.Task.ID)
 	trailer := "Horizon-Task: " + in.Task.ID
-	if top, err := git(ctx, dir, "rev-parse", "--show-toplevel"); err == nil && samePath(top, dir) {
-		if _, err := git(ctx, dir, append([]string{"add", "-A", "--", "."}, excluded...)...); err != nil {
-			return "", fmt.Errorf("finish task %s: %w", in.Task.ID, err)
-		}
-		if !gitOK(ctx, dir, "diff", "--cached", "--quiet") {
-			msg := fmt.Sprintf("horizon task %s (%s, %s)\n\n%s\n\n%s\n", in.Task.ID, in.Task.Specialist, in.Status, oneLine(in.Task.Prompt, 400), trailer)
-			if _, err := git(ctx, dir, "commit", "-q", "-m", msg); err != nil {
-				return "", fmt.Errorf("finish task %s: commit: %w", in.Task.ID, err)
-			}
-		}
-		if _, err := git(ctx, in.Task.Repo, "worktree", "remove", "--force", dir); err != nil {
-			return "", fmt.Errorf("finish task %s: remove lane: %w", in.Task.ID, err)
-		}
-	}
-	if !gitOK(ctx, in.Task.Repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch) {
-		return "", nil
-	}
-	tip, err := git(ctx, in.Task.Repo, "rev-parse", "refs/heads/"+branch)
-	if err != nil {
-		return "", fmt.Errorf("finish task %s: %w", in.Task.ID, err)
-	}
-	if tip == in.Plan.Base {
-		return "", nil // nothing changed: the branch is the base
-	}
-	return tip, nil
+	msg := fmt.Sprintf("horizon task %s (%s, %s)\n\n%s\n\n%s\n", in.Task.ID, in.Task.Specialist, in.Status, oneLine(in.Task.Prompt, 400), trailer)
+	return commitBranchLane(ctx, in.Task.Repo, a.taskLaneDir(in.Task.ID), TaskBranch(in.Task.ID), in.Plan.Base, msg, "finish task "+in.Task.ID)
 }
 
 // oneLine folds s onto one line of at most n bytes, for records and

@@ -16,6 +16,9 @@
 //   - PlanWorkflow (plan.go) plans a goal and returns the plan.
 //   - TaskWorkflow (task.go) runs one background task: a specialist's
 //     OpenCode session, continued after a crash, stopped by cancelling.
+//   - LoopWorkflow (loop_run.go) is a loopRun: `horizon loop`, one
+//     persistent session prompted up to N times, compacted between
+//     activations, cancelled like a task.
 //
 // The verified-change loop itself (route, worker, gate, audit, commit) is
 // loop.go, routed by the ladder in route.go; singleRun and featureRun drive
@@ -98,6 +101,11 @@ const (
 	// TaskWorkflowName is the workflow type of one background task
 	// (`horizon task run`); its workflow ID is TaskWorkflowID(task).
 	TaskWorkflowName = "TaskWorkflow"
+	// LoopWorkflowName is the workflow type of one `horizon loop`; its
+	// workflow ID is the loop's ID (NewLoopID).
+	LoopWorkflowName = "LoopWorkflow"
+	// QueryLoop returns a loop's activities.LoopResult as it stands.
+	QueryLoop = "loop"
 	// MemoGoal and MemoRepo are set on every run for `horizon list`.
 	MemoGoal = "goal"
 	MemoRepo = "repo"
@@ -139,6 +147,7 @@ func Register(r Registry) {
 		DecomposeWorkflowName:  DecomposeWorkflow,
 		DailyPassWorkflowName:  DailyPassWorkflow,
 		TaskWorkflowName:       TaskWorkflow,
+		LoopWorkflowName:       LoopWorkflow,
 	} {
 		r.RegisterWorkflowWithOptions(fn, workflow.RegisterOptions{Name: name})
 	}

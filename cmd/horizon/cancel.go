@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+
+	"github.com/horizon/horizon/internal/core"
 )
 
 type cancelOptions struct {
@@ -19,8 +21,8 @@ type cancelOptions struct {
 func newCancelCmd(a *app, runF func(context.Context, *cancelOptions) error) *cobra.Command {
 	o := &cancelOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "cancel RUN",
-		Short: "Cancel a run: its agent session is aborted and nothing more is committed",
+		Use:   "cancel RUN|LOOP",
+		Short: "Cancel a run or a loop: its agent session is aborted and nothing more is committed",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.runID = args[0]
@@ -52,6 +54,9 @@ func cancelRun(ctx context.Context, o *cancelOptions) error {
 		fmt.Fprintf(a.out, "cancel requested for %s\n", id)
 		wctx, cancel := context.WithTimeout(ctx, o.wait)
 		defer cancel()
+		if core.IsLoopID(id) {
+			return waitLoopCancelled(wctx, a, c, id)
+		}
 		for {
 			// A blocked one-feature run is "blocked" while it waits: the
 			// run has stopped once no worker answers for it any more.
@@ -68,4 +73,23 @@ func cancelRun(ctx context.Context, o *cancelOptions) error {
 			}
 		}
 	})
+}
+
+// waitLoopCancelled waits for a cancelled loop to end: its session aborted,
+// its lane committed on its branch.
+func waitLoopCancelled(ctx context.Context, a *app, c client.Client, id string) error {
+	l := core.Loops{Client: c}
+	for {
+		res, ended, err := l.State(ctx, id)
+		if err == nil && ended {
+			fmt.Fprintf(a.out, "loop %s %s\n", id, res.Status)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			fmt.Fprintf(a.out, "still stopping (the session is being aborted); the loop ends once it is\n")
+			return nil
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/core"
 )
 
 type statusOptions struct {
@@ -24,7 +25,7 @@ type statusOptions struct {
 func newStatusCmd(a *app, runF func(context.Context, *statusOptions) error) *cobra.Command {
 	o := &statusOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "status [RUN] [--json]",
+		Use:   "status [RUN|LOOP] [--json]",
 		Short: "Show a run's state: its plan, phase, attempts, gate and audit verdicts, cost",
 		Long: `Show a run's state (the latest run when RUN is omitted).
 
@@ -46,7 +47,11 @@ While the run waits out an outage (the model provider unreachable or
 answering 5xx, OpenCode exiting, a full disk, a locked git index), a
 "waiting" line says on what, since when, how many tries, the next one and
 the last error; --json carries it as outage {on, activity, feature, since,
-tries, next, last_error}.`,
+tries, next, last_error}.
+
+A loop's ID (loop-...) shows the loop as it stands: status (running until it
+ends), activations, compactions, session, model, branch; --json prints the
+same object as ` + "`horizon loop --json`" + `.`,
 		Example: `  horizon status
   horizon status run-20261130-021500-ab12cd --json | jq .status
   horizon status run-20261130-021500-ab12cd --json | jq '.plan.milestones[].features[] | {id, status}'`,
@@ -68,6 +73,9 @@ tries, next, last_error}.`,
 func statusRun(ctx context.Context, o *statusOptions) error {
 	a := o.app
 	return a.withRun(ctx, "status", o.runID, false, func(c client.Client, id string) error {
+		if core.IsLoopID(id) {
+			return loopStatus(ctx, a, c, id, o.json)
+		}
 		s, live, err := fetchState(ctx, c, id)
 		if err != nil {
 			return err

@@ -591,6 +591,35 @@ func (s *Server) Models(ctx context.Context, dir string) ([]string, error) {
 	return out, nil
 }
 
+// ContextLimit is the context window of model ("provider/model") in
+// OpenCode's provider catalogue (GET /config/providers, the model's
+// limit.context), or 0 when the catalogue states none.
+func (s *Server) ContextLimit(ctx context.Context, dir, model string) (int, error) {
+	providerID, modelID, err := splitModel(model)
+	if err != nil {
+		return 0, err
+	}
+	var resp struct {
+		Providers []struct {
+			ID     string `json:"id"`
+			Models map[string]struct {
+				Limit struct {
+					Context int `json:"context"`
+				} `json:"limit"`
+			} `json:"models"`
+		} `json:"providers"`
+	}
+	if err := s.call(ctx, http.MethodGet, "/config/providers", dirQuery(dir), nil, &resp); err != nil {
+		return 0, fmt.Errorf("context limit of %s: %w", model, err)
+	}
+	for _, p := range resp.Providers {
+		if m, ok := p.Models[modelID]; ok && p.ID == providerID {
+			return m.Limit.Context, nil
+		}
+	}
+	return 0, &UnknownModelError{Model: model}
+}
+
 // ValidateModel checks that model ("provider/model") is one OpenCode offers
 // in dir; if not, the error is an *UnknownModelError listing those it does.
 func (s *Server) ValidateModel(ctx context.Context, dir, model string) error {

@@ -71,6 +71,13 @@ type SessionRequest struct {
 	Prompt          string
 	Title           string
 	ResumeSessionID string // continue this session if it exists (after a crash) instead of creating one
+	// Turn, with ResumeSessionID, asks for a new turn in that session (a
+	// loop's next activation): Turn is a marker unique to the turn and
+	// contained in Prompt. A session none of whose user messages holds it
+	// gets Prompt as its next turn; one that holds it was prompted already
+	// (by an attempt that crashed), so that turn is waited for, returned
+	// or continued exactly as a resumed session's, never prompted again.
+	Turn string
 }
 
 // Usage is what a session cost, as OpenCode records it per assistant message.
@@ -106,6 +113,11 @@ type SessionResult struct {
 	// Children are the sessions the turn delegated to (task calls); their
 	// usage is included in Usage.
 	Children []ChildSession
+	// Context is the context the last assistant message used: its input,
+	// output and reasoning tokens (cache reads are part of input already,
+	// so they are not added again). Over the model's context limit it is
+	// the session's occupancy.
+	Context int64
 }
 
 // Progress is reported while a session runs: at once when the session ID is
@@ -164,7 +176,10 @@ type ocInfo struct {
 	ProviderID string `json:"providerID"`
 	ModelID    string `json:"modelID"`
 	Finish     string `json:"finish"`
-	Time       struct {
+	// Summary is true on the assistant message of a compaction
+	// (summarize); user messages carry an object there.
+	Summary any `json:"summary"`
+	Time    struct {
 		Created   float64 `json:"created"`
 		Completed float64 `json:"completed"`
 	} `json:"time"`
@@ -294,6 +309,8 @@ func (r SessionRequest) check() error {
 		return errors.New("session: no agent given")
 	case r.Prompt == "" && r.ResumeSessionID == "":
 		return errors.New("session: empty prompt")
+	case r.Turn != "" && (r.ResumeSessionID == "" || !strings.Contains(r.Prompt, r.Turn)):
+		return errors.New("session: a new turn needs the session to resume and a prompt holding its marker")
 	}
 	_, _, err := splitModel(r.Model)
 	return err
@@ -329,6 +346,7 @@ func (s *Server) RunSession(ctx context.Context, req SessionRequest, onProgress 
 		prompt     = req.Prompt
 		needPrompt = true
 		baseline   int // index of the first message of the awaited turn
+		usageFrom  = -1
 	)
 	if req.ResumeSessionID != "" {
 		_, err := s.getSession(ctx, dir, req.ResumeSessionID)
@@ -354,7 +372,15 @@ func (s *Server) RunSession(ctx context.Context, req SessionRequest, onProgress 
 			return SessionResult{SessionID: sid, Resumed: true}, fmt.Errorf("resume session %s: %w", sid, err)
 		}
 		lastUser := lastUserIndex(msgs)
+		turn := -1
+		if req.Turn != "" {
+			turn = userIndexWith(msgs, req.Turn)
+			usageFrom = max(turn, 0)
+		}
 		switch {
+		case req.Turn != "" && turn < 0:
+			resumed, baseline, usageFrom = false, len(msgs), len(msgs)
+			log.Info().Str("Turn", req.Turn).Msg("session's next turn")
 		case st.Type != "idle":
 			needPrompt, baseline = false, max(lastUser, 0)
 			log.Info().Str("Status", st.Type).Msg("resumed session is still running; waiting for it")
@@ -362,7 +388,7 @@ func (s *Server) RunSession(ctx context.Context, req SessionRequest, onProgress 
 			baseline = len(msgs) // the prompt never landed: send it now
 			log.Info().Msg("resumed session has no prompt yet; sending it")
 		case turnOutcome(msgs, lastUser) == turnFinished && finalText(msgs, lastUser) != "":
-			res := buildResult(sid, msgs, lastUser, 0)
+			res := buildResult(sid, msgs, lastUser, max(usageFrom, 0))
 			res.Resumed = true
 			log.Info().Msg("resumed session had already finished; returning its result")
 			onProgress(Progress{SessionID: sid, Phase: "done", Usage: res.Usage})
@@ -423,9 +449,11 @@ func (s *Server) RunSession(ctx context.Context, req SessionRequest, onProgress 
 		}
 		return result(), err
 	}
-	usageFrom := baseline
-	if resumed {
-		usageFrom = 0
+	if usageFrom < 0 {
+		usageFrom = baseline
+		if resumed {
+			usageFrom = 0
+		}
 	}
 	res := buildResult(sid, msgs, baseline, usageFrom)
 	res.Resumed, res.Asked = resumed, r.asked
@@ -687,6 +715,22 @@ func turnOutcome(msgs []ocMessage, baseline int) turnState {
 	}
 }
 
+// userIndexWith is the index of the first user message whose text holds
+// marker, or -1.
+func userIndexWith(msgs []ocMessage, marker string) int {
+	for i, m := range msgs {
+		if m.Info.Role != "user" {
+			continue
+		}
+		for _, p := range m.Parts {
+			if p.Type == "text" && strings.Contains(p.Text, marker) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
 func lastUserIndex(msgs []ocMessage) int {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Info.Role == "user" {
@@ -730,8 +774,9 @@ func buildResult(sid string, msgs []ocMessage, baseline, usageFrom int) SessionR
 		}
 	}
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Info.Role == "assistant" {
-			res.Finish = msgs[i].Info.Finish
+		if m := msgs[i].Info; m.Role == "assistant" {
+			res.Finish = m.Finish
+			res.Context = int64(m.Tokens.Input + m.Tokens.Output + m.Tokens.Reasoning)
 			break
 		}
 	}

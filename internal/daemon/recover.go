@@ -20,7 +20,7 @@ import (
 )
 
 // HandBackOrphanedActivities fails, for an immediate retry, every started
-// activity of a running horizon workflow that a worker other than identity
+// activity of a running run or loop that a worker other than identity
 // holds. Call it only when this process is provably the sole worker (the
 // embedded engine under the home lock): the previous holder is dead.
 //
@@ -32,8 +32,9 @@ func HandBackOrphanedActivities(ctx context.Context, c client.Client, namespace,
 	var token []byte
 	for {
 		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-			Namespace:     namespace,
-			Query:         "WorkflowType = " + core.Quote(workflows.RunWorkflowName) + " AND ExecutionStatus = 'Running'",
+			Namespace: namespace,
+			Query: "(WorkflowType = " + core.Quote(workflows.RunWorkflowName) + " OR WorkflowType = " + core.Quote(workflows.LoopWorkflowName) +
+				") AND ExecutionStatus = 'Running'",
 			NextPageToken: token,
 		})
 		if err != nil {

@@ -303,6 +303,7 @@ var (
 	_ activities.Sessions     = (*lazySessions)(nil)
 	_ activities.SessionParts = (*lazySessions)(nil)
 	_ activities.AgentLister  = (*lazySessions)(nil)
+	_ activities.Compactor    = (*lazySessions)(nil)
 )
 
 func (l *lazySessions) server(ctx context.Context) (*agent.Server, error) {
@@ -383,6 +384,24 @@ func (l *lazySessions) Parts(ctx context.Context, dir, sessionID string) ([]agen
 		return nil, err
 	}
 	return s.Parts(ctx, dir, sessionID)
+}
+
+// ContextLimit and Summarize give a loop its occupancy and its
+// compaction (activities.Compactor).
+func (l *lazySessions) ContextLimit(ctx context.Context, dir, model string) (int, error) {
+	s, err := l.server(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return s.ContextLimit(ctx, dir, model)
+}
+
+func (l *lazySessions) Summarize(ctx context.Context, dir, sid, model string) error {
+	s, err := l.server(ctx)
+	if err != nil {
+		return err
+	}
+	return s.Summarize(ctx, dir, sid, model)
 }
 
 // Agents lists the agents OpenCode knows in dir.

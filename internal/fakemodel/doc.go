@@ -55,6 +55,11 @@
 //     "title generator"; normally they get the Fallback, are recorded with
 //     Request.Title set, and use up no rule's Times. No other auxiliary
 //     requests were seen (compaction only happens near the context limit).
+//   - Compaction (POST /session/{id}/summarize, or OpenCode's own near the
+//     context limit) is one request without tools whose last user message
+//     quotes the conversation in <conversation> tags and holds
+//     SummaryMarker; match it with a rule listed before the
+//     conversation's.
 //   - The conversation's tools are bash, edit, glob, grep, read, skill, task,
 //     todowrite, webfetch and write. Arguments: write {filePath, content};
 //     edit {filePath, oldString, newString, replaceAll?}; read {filePath,

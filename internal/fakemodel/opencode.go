@@ -89,3 +89,11 @@ func OpenCodeEnv(home, workdir string) []string {
 	}
 	return env
 }
+
+// SummaryMarker occurs in the request OpenCode 1.18.33 sends when it
+// compacts a session (POST /session/{id}/summarize): its last user message
+// holds the conversation so far in <conversation> tags and asks for "a new
+// anchored summary" in a Markdown template. A script answers it with a
+// rule whose When names this marker, listed before the rules of the
+// conversation (whose texts the request quotes).
+const SummaryMarker = "Create a new anchored summary from the conversation history"

@@ -1,0 +1,292 @@
+package activities
+
+// The loop (`horizon loop`): one persistent OpenCode session, prompted up to
+// N times by LoopWorkflow, in a lane on branch horizon/loop-<id>. Each
+// activation is one LoopActivation: a turn of the same session, crash safe
+// like a worker's session (the session ID and the activation's marker are
+// heartbeated, and the prompt carries the marker, so a retry waits for the
+// turn it sent instead of sending it again). CompactLoop compacts the
+// session between activations; FinishLoop commits the lane.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/agent"
+)
+
+// Compactor is what a loop needs of OpenCode besides sessions: the model's
+// context window and compaction. *agent.Server satisfies it.
+type Compactor interface {
+	ContextLimit(ctx context.Context, dir, model string) (int, error)
+	Summarize(ctx context.Context, dir, sessionID, model string) error
+}
+
+// LoopBranch is the branch a loop leaves; id is the loop's ID
+// ("loop-<time>-<hex>", its workflow ID).
+func LoopBranch(id string) string { return "horizon/" + id }
+
+// LoopInput is one `horizon loop`.
+type LoopInput struct {
+	ID         string // the loop's ID, also its workflow ID
+	Prompt     string // the goal, unchanged for every activation
+	Repo       string // the repository's root (absolute)
+	BaseCommit string // where the lane is cut
+	Role       string // a leaderboard role: it picks the model, once
+	// Model, when set (models.default), is the loop's model whatever the
+	// role ranks.
+	Model      string
+	ModelsFile string
+	Max        int     // activations, the first included
+	CompactAt  float64 // occupancy at which the session is compacted
+	Gate       bool    // satisfied counts only when the gate passes
+}
+
+// LoopPlan is how the loop runs, fixed by PrepareLoop.
+type LoopPlan struct {
+	Agent  string
+	Model  string // provider/model
+	Paid   bool
+	Dir    string // the lane
+	Branch string
+	Base   string
+	// ContextLimit is the model's context window per OpenCode's provider
+	// catalogue (0: unknown, and the session is never compacted).
+	ContextLimit int
+}
+
+// LoopActivationInput is activation Activation of the loop.
+type LoopActivationInput struct {
+	Loop       LoopInput
+	Plan       LoopPlan
+	SessionID  string // the loop's session ("" before the first activation)
+	Activation int    // k, from 1
+	Prompt     string // the brief (horizon.LoopBrief), starting with the marker
+}
+
+// LoopActivationOutput is what one activation ended with.
+type LoopActivationOutput struct {
+	SessionID string
+	// Report is the activation's horizon-report; ProtocolError says why
+	// there is none.
+	Report        *horizon.Report `json:",omitempty"`
+	ProtocolError string          `json:",omitempty"`
+	Usage         horizon.Usage
+	// Context is the last assistant message's input+output+reasoning
+	// tokens: over the plan's ContextLimit, the session's occupancy.
+	Context int64
+	Resumed bool
+}
+
+// LoopHeartbeat is an activation's heartbeat: the session, and which
+// activation's prompt was sent already.
+type LoopHeartbeat struct {
+	SessionHeartbeat
+	Activation int
+	Prompted   bool
+}
+
+// LoopCompactInput compacts the loop's session before an activation.
+type LoopCompactInput struct {
+	Loop       LoopInput
+	Plan       LoopPlan
+	SessionID  string
+	Activation int // the activation the compaction prepares
+}
+
+// LoopEnd is what FinishLoop records.
+type LoopEnd struct {
+	Loop        LoopInput
+	Plan        LoopPlan
+	SessionID   string
+	Status      horizon.LoopStatus
+	Activations int
+	Compactions int
+	Cost        float64
+	Report      *horizon.Report
+	Error       string
+}
+
+// LoopResult is LoopWorkflow's result, and `horizon loop --json`.
+type LoopResult struct {
+	Loop        string             `json:"loop"`
+	Status      horizon.LoopStatus `json:"status"`
+	Session     string             `json:"session"`
+	Model       string             `json:"model"`
+	Role        string             `json:"role"`
+	Activations int                `json:"activations"`
+	Compactions int                `json:"compactions"`
+	Branch      string             `json:"branch,omitempty"`
+	Commit      string             `json:"commit,omitempty"`
+	Cost        float64            `json:"cost"`
+	Report      *horizon.Report    `json:"report,omitempty"`
+	Error       string             `json:"error,omitempty"`
+}
+
+// loopLaneDir is a loop's worktree, under "_loops": no run has that name,
+// so `horizon gc` leaves it to FinishLoop.
+func (a *Activities) loopLaneDir(id string) string { return filepath.Join(a.lanesDir(), "_loops", id) }
+
+// PrepareLoop fixes the loop's model (the role's best-ranked connected
+// model, or models.default) and its context window, and makes its lane.
+func (a *Activities) PrepareLoop(ctx context.Context, in LoopInput) (LoopPlan, error) {
+	defer keepAlive(ctx)()
+	if err := a.mustSee("repository", in.Repo); err != nil {
+		return LoopPlan{}, err
+	}
+	role, err := horizon.ParseLoopRole(in.Role)
+	if err != nil {
+		return LoopPlan{}, badInput("loop %s: %v", in.ID, err)
+	}
+	lb, err := LoadLeaderboard(in.ModelsFile)
+	if err != nil {
+		return LoopPlan{}, badInput("loop %s: %v", in.ID, err)
+	}
+	connected, err := a.Sessions.Models(ctx, in.Repo)
+	if err != nil {
+		return LoopPlan{}, fmt.Errorf("prepare loop %s: models OpenCode can use: %w", in.ID, err)
+	}
+	model := in.Model
+	if model == "" {
+		c, err := lb.Resolve(string(role), connected)
+		if err != nil {
+			return LoopPlan{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("loop %s: role %s has no model: %v", in.ID, role, err), ErrTypeUnknownModel, nil)
+		}
+		model = c.Route
+	} else if err := a.Sessions.ValidateModel(ctx, in.Repo, model); err != nil {
+		return LoopPlan{}, classifySessionError(fmt.Errorf("prepare loop %s: %w", in.ID, err))
+	}
+	plan := LoopPlan{Agent: AgentWorker, Model: model, Paid: Paid(lb, model), Branch: LoopBranch(in.ID), Base: in.BaseCommit, Dir: a.loopLaneDir(in.ID)}
+	if c, ok := a.Sessions.(Compactor); ok {
+		if plan.ContextLimit, err = c.ContextLimit(ctx, in.Repo, model); err != nil {
+			return LoopPlan{}, fmt.Errorf("prepare loop %s: %w", in.ID, err)
+		}
+	}
+	if err := branchLane(ctx, in.Repo, plan.Dir, plan.Branch, in.BaseCommit, "loop "+in.ID); err != nil {
+		return LoopPlan{}, err
+	}
+	return plan, nil
+}
+
+// LoopActivation runs one activation: a turn of the loop's session (the
+// first creates it) with the brief as prompt, and the report it ends with.
+// A retry after a crash continues the heartbeated session and, when the
+// session already holds this activation's prompt (its marker), waits for
+// or returns that turn instead of prompting again.
+func (a *Activities) LoopActivation(ctx context.Context, in LoopActivationInput) (LoopActivationOutput, error) {
+	var hb LoopHeartbeat
+	if activity.HasHeartbeatDetails(ctx) {
+		_ = activity.GetHeartbeatDetails(ctx, &hb)
+	}
+	if err := a.mustSee("loop lane", in.Plan.Dir); err != nil {
+		return LoopActivationOutput{}, err
+	}
+	k := in.Activation
+	sid := in.SessionID
+	if hb.SessionID != "" {
+		sid = hb.SessionID
+	}
+	log := activity.GetLogger(ctx)
+	log.Info("loop activation starting", "Loop", in.Loop.ID, "Activation", k, "Model", in.Plan.Model, "Session", sid, "Prompted", hb.Prompted && hb.Activation == k)
+
+	beat := beatOptions{OnlyWithDetails: true}
+	if hb.SessionID != "" {
+		beat.Details = hb
+	}
+	heart := startHeartbeat(ctx, beat)
+	defer heart.Stop()
+	req := agent.SessionRequest{
+		Directory:       in.Plan.Dir,
+		Agent:           in.Plan.Agent,
+		Model:           in.Plan.Model,
+		Prompt:          in.Prompt,
+		Title:           "horizon " + in.Loop.ID,
+		ResumeSessionID: sid,
+	}
+	if sid != "" {
+		// The marker tells a new turn from one a crashed attempt sent.
+		req.Turn = horizon.LoopMarker(in.Loop.ID, k, in.Loop.Max)
+	}
+	prompted := hb.Prompted && hb.Activation == k
+	res, err := a.Sessions.RunSession(ctx, req, func(p agent.Progress) {
+		if p.Phase != "created" && p.Phase != "resumed" {
+			prompted = true
+		}
+		d := LoopHeartbeat{SessionHeartbeat: SessionHeartbeat{SessionID: p.SessionID, Phase: p.Phase, Tool: p.Tool, Worker: a.Identity}, Activation: k, Prompted: prompted}
+		if p.Phase == "created" || p.Phase == "prompted" {
+			heart.Record(d) // what a retry must know, at once
+		} else {
+			heart.Update(d)
+		}
+	})
+	heart.Stop()
+	if err != nil {
+		if ctx.Err() != nil {
+			return LoopActivationOutput{SessionID: res.SessionID}, ctx.Err()
+		}
+		return LoopActivationOutput{SessionID: res.SessionID}, classifySessionError(err)
+	}
+	out := LoopActivationOutput{
+		SessionID: res.SessionID, Resumed: res.Resumed, Context: res.Context,
+		Usage: horizon.Usage{Input: res.Usage.Input, Output: res.Usage.Output, Reasoning: res.Usage.Reasoning,
+			CacheRead: res.Usage.CacheRead, CacheWrite: res.Usage.CacheWrite, Cost: res.Usage.Cost},
+	}
+	rep, _, perr := agent.ParseReport(res.Text)
+	var pe *agent.ProtocolError
+	switch {
+	case perr == nil:
+		out.Report = &rep
+	case errors.As(perr, &pe):
+		out.ProtocolError = pe.Reason
+	default:
+		out.ProtocolError = perr.Error()
+	}
+	if err := a.recordSpend(in.Loop.ID, fmt.Sprintf("loop/%s/%d", in.Loop.ID, k), out.Usage.Cost); err != nil {
+		return out, err
+	}
+	log.Info("loop activation ended", "Loop", in.Loop.ID, "Activation", k, "Session", out.SessionID, "Context", out.Context, "ProtocolError", out.ProtocolError)
+	return out, nil
+}
+
+// CompactLoop compacts the loop's session (OpenCode's summarize). A retry
+// after a crash finds the summary written and does nothing.
+func (a *Activities) CompactLoop(ctx context.Context, in LoopCompactInput) error {
+	defer keepAlive(ctx)()
+	c, ok := a.Sessions.(Compactor)
+	if !ok {
+		return badInput("loop %s: this worker's sessions cannot be compacted", in.Loop.ID)
+	}
+	if err := c.Summarize(ctx, in.Plan.Dir, in.SessionID, in.Plan.Model); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return classifySessionError(fmt.Errorf("compact loop %s before activation %d: %w", in.Loop.ID, in.Activation, err))
+	}
+	activity.GetLogger(ctx).Info("loop session compacted", "Loop", in.Loop.ID, "Session", in.SessionID, "Activation", in.Activation)
+	return nil
+}
+
+// FinishLoop commits what the loop changed onto its branch (once: a retry
+// finds the worktree gone) and removes the lane's worktree.
+func (a *Activities) FinishLoop(ctx context.Context, in LoopEnd) (LoopResult, error) {
+	defer keepAlive(ctx)()
+	res := LoopResult{Loop: in.Loop.ID, Status: in.Status, Session: in.SessionID, Model: in.Plan.Model, Role: in.Loop.Role,
+		Activations: in.Activations, Compactions: in.Compactions, Branch: in.Plan.Branch, Cost: in.Cost, Report: in.Report, Error: in.Error}
+	if in.Plan.Branch == "" {
+		return res, nil // the lane was never made
+	}
+	msg := fmt.Sprintf("horizon %s (%s after %d of %d activations)\n\n%s\n\nHorizon-Loop: %s\n",
+		in.Loop.ID, in.Status, in.Activations, in.Loop.Max, oneLine(in.Loop.Prompt, 400), in.Loop.ID)
+	commit, err := commitBranchLane(ctx, in.Loop.Repo, in.Plan.Dir, in.Plan.Branch, in.Plan.Base, msg, "finish "+in.Loop.ID)
+	if err != nil {
+		return res, err
+	}
+	res.Commit = commit
+	return res, nil
+}

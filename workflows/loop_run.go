@@ -1,0 +1,166 @@
+package workflows
+
+// LoopWorkflow (`horizon loop`): one persistent session prompted up to N
+// times toward one goal. Not to be confused with loop.go, the
+// verified-change loop of a run's features.
+
+import (
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/horizon/horizon/activities"
+	"github.com/horizon/horizon/horizon"
+)
+
+// LoopWorkflowInput is one `horizon loop`.
+type LoopWorkflowInput struct {
+	Loop   activities.LoopInput
+	Limits Limits
+	// PaidQueue is the task queue of metered sessions, as for a task.
+	PaidQueue string
+}
+
+// FailureLoopFailed is the failure type of a loop whose session or lane
+// failed; its details are the activities.LoopResult.
+const FailureLoopFailed = "LoopFailed"
+
+// LoopWorkflow fixes the model and the lane (PrepareLoop), runs up to Max
+// activations of one session (LoopActivation), compacting it before an
+// activation when the last one left it at or over CompactAt of the model's
+// context (CompactLoop), and commits the lane on its branch (FinishLoop).
+// Whether the goal is reached is read from each activation's
+// horizon-report only, and with Gate from the gate too. Cancelling the
+// workflow aborts the session; FinishLoop still runs.
+func LoopWorkflow(ctx workflow.Context, in LoopWorkflowInput) (activities.LoopResult, error) {
+	r, err := newLoopRun(ctx, in)
+	if err != nil {
+		return activities.LoopResult{}, err
+	}
+	return r.run(ctx)
+}
+
+// loopRun is one loop's state.
+type loopRun struct {
+	in     LoopWorkflowInput
+	limits Limits
+	plan   activities.LoopPlan
+	state  activities.LoopResult // what QueryLoop answers, and the result
+	// context is the last activation's context tokens; gate is the gate
+	// that refused its "satisfied".
+	context int64
+	gate    *horizon.GateRun
+}
+
+func newLoopRun(ctx workflow.Context, in LoopWorkflowInput) (*loopRun, error) {
+	r := &loopRun{in: in, limits: in.Limits.withDefaults(),
+		state: activities.LoopResult{Loop: in.Loop.ID, Status: horizon.LoopRunning, Role: in.Loop.Role}}
+	if err := workflow.SetQueryHandler(ctx, QueryLoop, r.query); err != nil {
+		return nil, fmt.Errorf("register %s query: %w", QueryLoop, err)
+	}
+	return r, nil
+}
+
+// query is QueryLoop: the loop as it stands.
+func (r *loopRun) query() (activities.LoopResult, error) { return r.state, nil }
+
+func (r *loopRun) run(ctx workflow.Context) (activities.LoopResult, error) {
+	id := r.in.Loop.ID
+	log := workflow.GetLogger(ctx)
+	err := execute(ctx, gitOptions("prepare "+id), a.PrepareLoop, r.in.Loop, &r.plan)
+	status := horizon.LoopFailed
+	if err == nil {
+		r.state.Model, r.state.Branch = r.plan.Model, r.plan.Branch
+		status, err = r.activations(ctx)
+	}
+	var canceled *temporal.CanceledError
+	switch {
+	case err == nil:
+	case errors.As(err, &canceled) || ctx.Err() != nil:
+		status, r.state.Error = horizon.LoopCancelled, "cancelled by `horizon cancel`"
+	default:
+		status, r.state.Error = horizon.LoopFailed, rootMessage(err)
+	}
+	r.state.Status = status
+	// The end is recorded even when the loop was cancelled.
+	dctx, cancel := workflow.NewDisconnectedContext(ctx)
+	defer cancel()
+	end := activities.LoopEnd{Loop: r.in.Loop, Plan: r.plan, SessionID: r.state.Session, Status: status,
+		Activations: r.state.Activations, Compactions: r.state.Compactions, Cost: r.state.Cost, Report: r.state.Report, Error: r.state.Error}
+	res := r.state
+	if ferr := execute(dctx, gitOptions("finish "+id), a.FinishLoop, end, &res); ferr != nil {
+		log.Error("loop end not recorded", "Loop", id, "Error", ferr)
+		res = r.state
+	}
+	r.state = res
+	log.Info("loop ended", "Loop", id, "Status", res.Status, "Activations", res.Activations, "Compactions", res.Compactions)
+	switch status {
+	case horizon.LoopCancelled:
+		return res, temporal.NewCanceledError(res)
+	case horizon.LoopFailed:
+		return res, temporal.NewNonRetryableApplicationError(res.Error, FailureLoopFailed, err, res)
+	}
+	return res, nil
+}
+
+// activations runs the loop's activations until one ends it, or Max.
+func (r *loopRun) activations(ctx workflow.Context) (horizon.LoopStatus, error) {
+	in := r.in.Loop
+	queue := ""
+	if r.plan.Paid {
+		queue = r.in.PaidQueue
+	}
+	for k := 1; k <= in.Max; k++ {
+		checkpoint := false
+		if k > 1 && r.full() {
+			opts := sessionOptions(r.limits, fmt.Sprintf("%s: compact before activation %d", in.ID, k), queue)
+			cin := activities.LoopCompactInput{Loop: in, Plan: r.plan, SessionID: r.state.Session, Activation: k}
+			if err := execute(ctx, opts, a.CompactLoop, cin, nil); err != nil {
+				return "", err
+			}
+			r.state.Compactions++
+			checkpoint = true
+		}
+		brief := horizon.LoopBrief{Loop: in.ID, Goal: in.Prompt, Activation: k, Max: in.Max, Checkpoint: checkpoint, Last: r.state.Report, Gate: r.gate}
+		var out activities.LoopActivationOutput
+		opts := sessionOptions(r.limits, fmt.Sprintf("%s: activation %d of %d", in.ID, k, in.Max), queue)
+		ain := activities.LoopActivationInput{Loop: in, Plan: r.plan, SessionID: r.state.Session, Activation: k, Prompt: brief.String()}
+		if err := execute(ctx, opts, a.LoopActivation, ain, &out); err != nil {
+			return "", err
+		}
+		r.state.Session, r.state.Activations, r.context, r.gate = out.SessionID, k, out.Context, nil
+		r.state.Cost += out.Usage.Cost
+		if out.ProtocolError != "" {
+			r.state.Error = fmt.Sprintf("activation %d: %s", k, out.ProtocolError)
+			return horizon.LoopProtocolError, nil
+		}
+		r.state.Report = out.Report
+		switch out.Report.Status {
+		case horizon.ReportBlocked:
+			return horizon.LoopBlocked, nil
+		case horizon.ReportSatisfied:
+			if !in.Gate {
+				return horizon.LoopSatisfied, nil
+			}
+			var g horizon.GateRun
+			gin := activities.GateInput{RunID: in.ID, Feature: "loop", Attempt: k, Repo: in.Repo, Lane: r.plan.Dir, BaseCommit: r.plan.Base, Timeout: r.limits.GateTimeout}
+			if err := execute(ctx, gateOptions(r.limits, fmt.Sprintf("%s: gate after activation %d", in.ID, k)), a.RunGate, gin, &g); err != nil {
+				return "", err
+			}
+			if g.Passed() {
+				return horizon.LoopSatisfied, nil
+			}
+			r.gate = &g // its evidence starts the next activation
+		}
+	}
+	return horizon.LoopLimitReached, nil
+}
+
+// full reports whether the last activation left the session at or over
+// the compaction threshold. An unknown context window never compacts.
+func (r *loopRun) full() bool {
+	limit := r.plan.ContextLimit
+	return limit > 0 && float64(r.context) >= r.in.Loop.CompactAt*float64(limit)
+}
