@@ -22,12 +22,14 @@ build: setup
 
 # The full suite. End-to-end tests build horizon into a temp dir and run it
 # with real OpenCode against the scripted model. Packages compile in
-# parallel first; tests then run one package at a time (-p 1) so two
-# embedded engines and OpenCode servers do not compete for 2 cores.
+# parallel first; tests then run one package at a time (-p 1), and within
+# the end-to-end package three tests at a time (-parallel 3): each has its
+# own daemon, engine and OpenCode, and spends most of its time waiting on
+# heartbeats, timers and scripted outages, not on the 2 cores.
 test: setup
 	$(GO) build $(PKGS)
 	$(GO) vet $(PKGS)
-	$(GO) test -p 1 -timeout 60m $(PKGS)
+	$(GO) test -p 1 -parallel 3 -timeout 60m $(PKGS)
 
 test-short:
 	$(GO) test -short $(PKGS)
