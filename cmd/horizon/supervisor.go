@@ -77,36 +77,51 @@ A supervisor already running is left as it is.`,
 
 func supervisorStart(ctx context.Context, o *supervisorStartOptions) error {
 	a := o.app
-	cfg := a.cfg
-	info, err := repo.Inspect(a.repoDir)
+	in, err := a.supervisorInput(ctx, o.autonomy)
 	if err != nil {
 		return err
 	}
-	if info.Ref == "" || strings.HasPrefix(info.Ref, "horizon/") {
-		return usagef("supervisor start: %s is not on a branch of yours (HEAD is %q); check out the branch the roadmap lives on, e.g. `git switch main`", info.Root, info.Ref)
-	}
-	if err := a.checkRunnable(ctx, info); err != nil {
-		return err
-	}
-	autonomy := cfg.Supervisor.Autonomy
-	if o.autonomy != "" {
-		if autonomy, err = horizon.ParseAutonomy(o.autonomy); err != nil {
-			return usagef("--autonomy: %v", err)
-		}
-	}
-	id := horizon.SupervisorID(info.Root)
 	return a.withEngine(ctx, true, func(c client.Client) error {
-		tmpl := a.runTemplate()
-		tmpl.SearchAttributes = core.HasSearchAttributes(ctx, c, cfg.Temporal.Namespace)
-		in := workflows.SupervisorInput{
-			ID: id, Repo: info.Root, Base: strings.TrimPrefix(info.Ref, "refs/heads/"), Roadmap: cfg.Supervisor.Roadmap,
-			Autonomy: autonomy, MaxActiveRuns: cfg.Supervisor.MaxActiveRuns, DecomposeAhead: cfg.Supervisor.DecomposeAhead, Run: tmpl,
-		}
-		if err := a.supervisors(c).Start(ctx, in, a.schedules()); err != nil {
+		if err := a.startSupervisor(ctx, c, in); err != nil {
 			return err
 		}
-		return a.printSupervisor(ctx, c, id, o.json)
+		return a.printSupervisor(ctx, c, in.ID, o.json)
 	})
+}
+
+// supervisorInput checks that the --repo repository can be supervised
+// (on a branch of the person's, runnable) and says how: autonomy ("" for
+// supervisor.autonomy) and the configured limits.
+func (a *app) supervisorInput(ctx context.Context, autonomyFlag string) (workflows.SupervisorInput, error) {
+	cfg := a.cfg
+	info, err := repo.Inspect(a.repoDir)
+	if err != nil {
+		return workflows.SupervisorInput{}, err
+	}
+	if info.Ref == "" || strings.HasPrefix(info.Ref, "horizon/") {
+		return workflows.SupervisorInput{}, usagef("supervisor start: %s is not on a branch of yours (HEAD is %q); check out the branch the roadmap lives on, e.g. `git switch main`", info.Root, info.Ref)
+	}
+	if err := a.checkRunnable(ctx, info); err != nil {
+		return workflows.SupervisorInput{}, err
+	}
+	autonomy := cfg.Supervisor.Autonomy
+	if autonomyFlag != "" {
+		if autonomy, err = horizon.ParseAutonomy(autonomyFlag); err != nil {
+			return workflows.SupervisorInput{}, usagef("--autonomy: %v", err)
+		}
+	}
+	return workflows.SupervisorInput{
+		ID: horizon.SupervisorID(info.Root), Repo: info.Root, Base: strings.TrimPrefix(info.Ref, "refs/heads/"), Roadmap: cfg.Supervisor.Roadmap,
+		Autonomy: autonomy, MaxActiveRuns: cfg.Supervisor.MaxActiveRuns, DecomposeAhead: cfg.Supervisor.DecomposeAhead,
+	}, nil
+}
+
+// startSupervisor starts (or leaves running) the supervisor of in, with
+// the run template of this configuration, and its schedules.
+func (a *app) startSupervisor(ctx context.Context, c client.Client, in workflows.SupervisorInput) error {
+	in.Run = a.runTemplate()
+	in.Run.SearchAttributes = core.HasSearchAttributes(ctx, c, a.cfg.Temporal.Namespace)
+	return a.supervisors(c).Start(ctx, in, a.schedules())
 }
 
 // localZone is this machine's IANA time zone for the schedules' cron
