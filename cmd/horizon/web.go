@@ -145,6 +145,7 @@ var engineStatus = map[enumspb.WorkflowExecutionStatus]string{
 	enumspb.WORKFLOW_EXECUTION_STATUS_TERMINATED:       "terminated",
 	enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW: "running",
 	enumspb.WORKFLOW_EXECUTION_STATUS_TIMED_OUT:        "timed_out",
+	enumspb.WORKFLOW_EXECUTION_STATUS_PAUSED:           "paused",
 }
 
 func (b *webBackend) Runs(ctx context.Context) ([]web.RunRow, error) {

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -69,7 +70,10 @@ func (s *Server) Handler() http.Handler {
 		return nil, errNoRoute
 	}))
 
-	static, _ := fs.Sub(staticFiles, "static")
+	static, err := fs.Sub(staticFiles, "static")
+	if err != nil {
+		panic(err) // the embedded tree has a static/ directory; the build guarantees it
+	}
 	files := http.FileServerFS(static)
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -81,7 +85,25 @@ func (s *Server) Handler() http.Handler {
 		w.Header().Set("Cache-Control", "no-cache")
 		files.ServeHTTP(w, r)
 	}))
-	return mux
+	return loopbackOnly(mux)
+}
+
+// loopbackOnly refuses a request whose Host is not a loopback name: a
+// page elsewhere that rebinds its own name to 127.0.0.1 must not read
+// the API, even when reads are public.
+func loopbackOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		switch strings.Trim(host, "[]") {
+		case "127.0.0.1", "localhost", "::1":
+			next.ServeHTTP(w, r)
+		default:
+			writeError(w, http.StatusMisdirectedRequest, "horizon web answers only on 127.0.0.1")
+		}
+	})
 }
 
 // errNoRoute is a path under /api/ that names nothing.

@@ -193,3 +193,16 @@ func TestDashboardFiles(t *testing.T) {
 	_, app, _ := do(t, ts, "GET", "/app.js", "", "")
 	require.Contains(t, app, `serviceWorker.register("/sw.js")`)
 }
+
+// A request for another host name (DNS rebinding) is refused, even for a
+// public read.
+func TestLoopbackOnly(t *testing.T) {
+	ts, _ := newTestServer(t, true)
+	req, err := http.NewRequest("GET", ts.URL+"/api/v1/runs", nil)
+	require.NoError(t, err)
+	req.Host = "evil.example:8234"
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	require.Equal(t, http.StatusMisdirectedRequest, res.StatusCode)
+}
