@@ -337,4 +337,3 @@ func (b *webBackend) QueueMove(ctx context.Context, dir, entry string) (*horizon
 	}
 	return b.a.supervisors(b.c).QueueMove(ctx, id, entry)
 }
-
