@@ -3,6 +3,8 @@ module github.com/horizon/horizon
 go 1.26.8
 
 require (
+	github.com/chromedp/cdproto v0.159.0
+	github.com/chromedp/chromedp v0.23.0
 	github.com/go-viper/mapstructure/v2 v2.4.0
 	github.com/mattn/go-isatty v0.0.22
 	github.com/modelcontextprotocol/go-sdk v1.8.0
@@ -19,6 +21,8 @@ require (
 	google.golang.org/protobuf v1.36.11
 	pgregory.net/rapid v1.3.0
 )
+
+require github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 
 require (
 	charm.land/bubbletea/v2 v2.1.1

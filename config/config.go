@@ -21,6 +21,7 @@ type Config struct {
 
 	Temporal Temporal `mapstructure:"temporal"`
 	UI       UI       `mapstructure:"ui"`
+	Web      Web      `mapstructure:"web"`
 	Engine   Engine   `mapstructure:"engine"`
 	Models   Models   `mapstructure:"models"`
 	Agent    Agent    `mapstructure:"agent"`
@@ -248,6 +249,14 @@ type TLS struct {
 	Key        string `mapstructure:"key"`
 	CA         string `mapstructure:"ca"`
 	ServerName string `mapstructure:"server_name"`
+}
+
+// Web is `horizon web`: the JSON API and dashboard on 127.0.0.1.
+type Web struct {
+	Port int `mapstructure:"port"`
+	// PublicReads lets the API's reads (and the dashboard's data) go
+	// without the token; verbs always need it.
+	PublicReads bool `mapstructure:"public_reads"`
 }
 
 // UI is the embedded Temporal Web UI.

@@ -65,6 +65,8 @@ func defaults() map[string]any {
 		"temporal.tls.server_name":                 "",
 		"ui.enabled":                               true,
 		"ui.port":                                  8233,
+		"web.port":                                 8234,
+		"web.public_reads":                         false,
 		"engine.sqlite_synchronous":                "FULL",
 		"engine.retention_days":                    30,
 		"engine.database":                          "sqlite",
@@ -419,6 +421,10 @@ func (c *Config) validate(src *sources) error {
 		if c.UI.Port == c.Temporal.Port {
 			bad("ui.port", "%d is also temporal.port; choose another port for the Web UI", c.UI.Port)
 		}
+	}
+	port("web.port", c.Web.Port)
+	if c.Web.Port == c.Temporal.Port || (c.UI.Enabled && c.Web.Port == c.UI.Port) {
+		bad("web.port", "%d is also temporal.port or ui.port; choose another port for `horizon web`", c.Web.Port)
 	}
 	if c.Temporal.Address != "" {
 		if _, _, err := net.SplitHostPort(c.Temporal.Address); err != nil {

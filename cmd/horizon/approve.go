@@ -87,9 +87,9 @@ func approveRun(ctx context.Context, o *approveOptions) error {
 		return approvePlan(ctx, o)
 	}
 	return a.withRun(ctx, workflows.UpdateApprove, o.runID, false, func(c client.Client, id string) error {
-		s, err := updateRun(ctx, c, id, workflows.UpdateApprove, workflows.Approve{Subject: strings.TrimSpace(o.subject), Note: strings.TrimSpace(o.note)})
+		s, err := a.runs(c).Approve(ctx, id, workflows.Approve{Subject: strings.TrimSpace(o.subject), Note: strings.TrimSpace(o.note)})
 		if err != nil {
-			return err
+			return verbError(err)
 		}
 		if o.json {
 			return json.NewEncoder(a.out).Encode(s)
@@ -111,9 +111,9 @@ func approvePlan(ctx context.Context, o *approveOptions) error {
 		return err
 	}
 	return a.withEngine(ctx, false, func(c client.Client) error {
-		s, err := updateSupervisor(ctx, c, id, workflows.UpdateApprove, workflows.Approve{Subject: strings.ToLower(o.runID), Note: strings.TrimSpace(o.note)})
+		s, err := a.supervisors(c).Approve(ctx, id, workflows.Approve{Subject: strings.ToLower(o.runID), Note: strings.TrimSpace(o.note)})
 		if err != nil {
-			return err
+			return supervisorError(err)
 		}
 		if o.json {
 			return json.NewEncoder(a.out).Encode(s)

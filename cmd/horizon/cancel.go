@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/internal/core"
@@ -39,17 +38,9 @@ func newCancelCmd(a *app, runF func(context.Context, *cancelOptions) error) *cob
 func cancelRun(ctx context.Context, o *cancelOptions) error {
 	a := o.app
 	return a.withRun(ctx, "cancel", o.runID, false, func(c client.Client, id string) error {
-		// The engine accepts cancelling a closed run, silently: refuse it
-		// like pause does.
-		desc, err := c.DescribeWorkflowExecution(ctx, id, "")
-		if err != nil {
-			return fmt.Errorf("describe run %s: %w", id, err)
-		}
-		if desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-			return runEnded("cancel", id)
-		}
-		if err := c.CancelWorkflow(ctx, id, ""); err != nil {
-			return fmt.Errorf("cancel %s: %w", id, err)
+		// A closed run is refused like pause refuses it (runError).
+		if err := a.runs(c).Cancel(ctx, id); err != nil {
+			return err
 		}
 		fmt.Fprintf(a.out, "cancel requested for %s\n", id)
 		wctx, cancel := context.WithTimeout(ctx, o.wait)

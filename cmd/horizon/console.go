@@ -84,7 +84,7 @@ deals with it, and exits.`,
 func consoleRun(ctx context.Context, o *consoleOptions) error {
 	a := o.app
 	return a.withEngine(ctx, false, func(c client.Client) error {
-		b := consoleBackend{c: c, namespace: a.cfg.Temporal.Namespace}
+		b := consoleBackend{c: c, namespace: a.cfg.Temporal.Namespace, runs: a.runs(c)}
 		if o.plain || !terminal(a.out) || !terminal(os.Stdin) {
 			return console.Print(ctx, a.out, b)
 		}
@@ -100,12 +100,12 @@ func terminal(v any) bool {
 // consoleRuns is how many runs the console lists, as `horizon list` does.
 const consoleRuns = 50
 
-// consoleBackend adapts what the CLI has to the console's Backend: reads
-// through internal/core, verbs through the CLI's updates. It is the one
-// place that changes when the verbs move into the core.
+// consoleBackend adapts the core to the console's Backend: reads and
+// verbs both go through internal/core.
 type consoleBackend struct {
 	c         client.Client
 	namespace string
+	runs      core.Runs
 }
 
 func (b consoleBackend) Runs(ctx context.Context) ([]console.RunRow, error) {
@@ -140,21 +140,21 @@ func (b consoleBackend) Run(ctx context.Context, id string) (console.RunDetail, 
 }
 
 func (b consoleBackend) Approve(ctx context.Context, id, subject, note string) (*horizon.RunState, error) {
-	return updateRun(ctx, b.c, id, workflows.UpdateApprove, workflows.Approve{Subject: subject, Note: note})
+	return b.runs.Approve(ctx, id, workflows.Approve{Subject: subject, Note: note})
 }
 
 func (b consoleBackend) Unblock(ctx context.Context, id, feature, note string) (*horizon.RunState, error) {
-	return updateRun(ctx, b.c, id, workflows.UpdateUnblock, workflows.Unblock{Feature: feature, Note: note})
+	return b.runs.Unblock(ctx, id, workflows.Unblock{Feature: feature, Note: note})
 }
 
 func (b consoleBackend) Pause(ctx context.Context, id string) (*horizon.RunState, error) {
-	return updateRun(ctx, b.c, id, workflows.UpdatePause)
+	return b.runs.Pause(ctx, id)
 }
 
 func (b consoleBackend) Resume(ctx context.Context, id string) (*horizon.RunState, error) {
-	return updateRun(ctx, b.c, id, workflows.UpdateResume)
+	return b.runs.Resume(ctx, id)
 }
 
 func (b consoleBackend) Cancel(ctx context.Context, id string) error {
-	return b.c.CancelWorkflow(ctx, id, "")
+	return b.runs.Cancel(ctx, id)
 }

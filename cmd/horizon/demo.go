@@ -89,7 +89,7 @@ func demoRun(ctx context.Context, o *demoOptions) error {
 	p.input.Planned = true
 	p.input.Autonomy = horizon.AutonomyFull
 	err = a.withEngine(ctx, true, func(c client.Client) error {
-		if err := submit(ctx, c, a.cfg.Temporal.Namespace, a.cfg.Temporal.TaskQueue, p.input); err != nil {
+		if err := a.runs(c).Start(ctx, p.input); err != nil {
 			return err
 		}
 		err := a.afterSubmit(ctx, c, p.input, false, false)
@@ -98,7 +98,7 @@ func demoRun(ctx context.Context, o *demoOptions) error {
 			// The scripted model dies with this process: the run could not go on.
 			cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			_ = c.CancelWorkflow(cctx, p.input.RunID, "")
+			_ = a.runs(c).Cancel(cctx, p.input.RunID)
 			fmt.Fprintf(a.errOut, "demo run %s cancelled (its scripted model stops with the demo)\n", p.input.RunID)
 		}
 		return err

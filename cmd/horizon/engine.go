@@ -55,6 +55,14 @@ func (a *app) withRun(ctx context.Context, op, id string, autostart bool, fn fun
 // runError turns the engine's "not found" for run id into the usual bad
 // input: no such run, or (for an update or signal) a run that has ended.
 func runError(op, id string, err error) error {
+	var ended *core.EndedError
+	if errors.As(err, &ended) {
+		return runEnded(op, id)
+	}
+	var cnf *core.NotFoundError
+	if errors.As(err, &cnf) {
+		return usageError{cnf}
+	}
 	var nf *serviceerror.NotFound
 	if !errors.As(err, &nf) {
 		return err

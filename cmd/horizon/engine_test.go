@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/sdk/temporal"
 
+	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/workflows"
 )
 
@@ -39,18 +39,21 @@ func TestRunError(t *testing.T) {
 	}
 }
 
-// A run that refuses an update (its validator's reason) is bad input, and
-// the reason is printed as the workflow wrote it.
-func TestUpdateErrors(t *testing.T) {
-	rejected := temporal.NewApplicationError("not waiting for approval", "*errors.errorString")
-	err := updateError("run-1", workflows.UpdateApprove, fmt.Errorf("update: %w", rejected))
+// A run that refuses a verb (its validator's reason) is bad input, and the
+// reason is printed as the workflow wrote it; an ended run is runError's
+// to say.
+func TestVerbErrors(t *testing.T) {
+	err := verbError(&core.RefusedError{Op: workflows.UpdateApprove, ID: "run-1", Reason: "not waiting for approval"})
 	require.Equal(t, ExitUsage, exitCode(err))
 	require.Equal(t, "approve run-1: not waiting for approval", err.Error())
 
-	nf := serviceerror.NewNotFound("workflow execution already completed")
-	require.Equal(t, error(nf), updateError("run-1", workflows.UpdateApprove, nf), "not found is runError's to say")
+	ended := &core.EndedError{Op: workflows.UpdateApprove, ID: "run-1"}
+	require.Equal(t, error(ended), verbError(ended), "an ended run is runError's to say")
+	err = runError(workflows.UpdateApprove, "run-1", verbError(ended))
+	require.Equal(t, ExitUsage, exitCode(err))
+	require.ErrorContains(t, err, "approve run-1: the run has ended")
 
-	err = updateError("run-1", workflows.UpdateUnblock, errors.New("boom"))
+	err = verbError(fmt.Errorf("unblock run-1: %w", errors.New("boom")))
 	require.Equal(t, ExitUsage, exitCode(err))
 	require.Equal(t, "unblock run-1: boom", err.Error())
 }

@@ -37,9 +37,9 @@ for, until ` + "`horizon resume RUN`" + `.`,
 func pauseRun(ctx context.Context, o *pauseOptions) error {
 	a := o.app
 	return a.withRun(ctx, workflows.UpdatePause, o.runID, false, func(c client.Client, id string) error {
-		s, err := updateRun(ctx, c, id, workflows.UpdatePause)
+		s, err := a.runs(c).Pause(ctx, id)
 		if err != nil {
-			return err
+			return verbError(err)
 		}
 		fmt.Fprintf(a.out, "run %s paused (it holds before its next attempt; now: %s)\n", s.RunID, s.Phase)
 		return nil

@@ -70,11 +70,9 @@ func planRun(ctx context.Context, o *planOptions) error {
 			BaseCommit: p.input.BaseCommit, Model: p.input.Model, ModelsFile: p.input.ModelsFile, Limits: p.input.Limits,
 		}
 		fmt.Fprintf(a.errOut, "planning %s (the lead reads %s at %s)…\n", in.RunID, in.Repo, short(in.BaseCommit))
-		h, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-			ID: in.RunID, TaskQueue: a.cfg.Temporal.TaskQueue, StaticSummary: "plan: " + oneLine(o.goal, 190),
-		}, workflows.PlanWorkflowName, in)
+		h, err := a.runs(c).StartPlan(ctx, in)
 		if err != nil {
-			return fmt.Errorf("start planning: %w", err)
+			return err
 		}
 		var res workflows.PlanResult
 		if err := h.Get(ctx, &res); err != nil {

@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/workflows"
+	"github.com/horizon/horizon/internal/core"
 )
 
 // newQueueCmd is `horizon queue`: the supervisor's goal queue.
@@ -82,13 +82,13 @@ func queueAdd(ctx context.Context, o *queueAddOptions) error {
 		auto = ""
 	}
 	return a.withEngine(ctx, false, func(c client.Client) error {
-		e, err := update[horizon.QueueEntry](ctx, c, id, workflows.UpdateQueueAdd,
+		e, err := a.supervisors(c).QueueAdd(ctx, id,
 			horizon.QueueEntry{Goal: o.goal, Autonomy: auto, BudgetTime: o.budgetTime, BudgetSpend: o.budgetSpend})
 		if err != nil {
 			if _, qerr := a.querySupervisor(ctx, c, id); qerr != nil {
 				return qerr
 			}
-			return updateError(id, workflows.UpdateQueueAdd, err)
+			return supervisorError(err)
 		}
 		if o.json {
 			return json.NewEncoder(a.out).Encode(e)
@@ -104,11 +104,7 @@ type queueListOptions struct {
 }
 
 // QueueView is one entry of `queue list --json`.
-type QueueView struct {
-	horizon.QueueEntry
-	Position         int  `json:"position"`
-	WaitsForApproval bool `json:"waits_for_approval"`
-}
+type QueueView = core.QueueView
 
 func newQueueListCmd(a *app, runF func(context.Context, *queueListOptions) error) *cobra.Command {
 	o := &queueListOptions{app: a}
@@ -138,10 +134,7 @@ func queueList(ctx context.Context, o *queueListOptions) error {
 		if err != nil {
 			return err
 		}
-		views := []QueueView{}
-		for i, e := range s.Queue.Entries {
-			views = append(views, QueueView{QueueEntry: e, Position: i + 1, WaitsForApproval: s.NeedsApproval(e)})
-		}
+		views := core.QueueOf(s)
 		if o.json {
 			enc := json.NewEncoder(a.out)
 			enc.SetIndent("", "  ")
@@ -182,7 +175,7 @@ func newQueueRmCmd(a *app, runF func(context.Context, *queueEntryOptions) error)
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
-			return queueChange(cmd.Context(), o, workflows.UpdateQueueRemove, o.id)
+			return queueChange(cmd.Context(), o, core.Supervisors.QueueRemove)
 		},
 	}
 }
@@ -201,23 +194,24 @@ func newQueueMoveCmd(a *app, runF func(context.Context, *queueEntryOptions) erro
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
-			return queueChange(cmd.Context(), o, workflows.UpdateQueueMove, workflows.QueueMove{ID: o.id, Top: true})
+			return queueChange(cmd.Context(), o, core.Supervisors.QueueMove)
 		},
 	}
 	cmd.Flags().BoolVar(&o.top, "top", false, "to the top of the queue")
 	return cmd
 }
 
-func queueChange(ctx context.Context, o *queueEntryOptions, update string, arg any) error {
+// queueChange applies one of the core's queue verbs to entry o.id.
+func queueChange(ctx context.Context, o *queueEntryOptions, verb func(core.Supervisors, context.Context, string, string) (*horizon.SupervisorState, error)) error {
 	a := o.app
 	id, err := a.supervisorID()
 	if err != nil {
 		return err
 	}
 	return a.withEngine(ctx, false, func(c client.Client) error {
-		s, err := updateSupervisor(ctx, c, id, update, arg)
+		s, err := verb(a.supervisors(c), ctx, id, o.id)
 		if err != nil {
-			return err
+			return supervisorError(err)
 		}
 		var ids []string
 		for _, e := range s.Queue.Entries {

@@ -4,15 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/core"
 )
 
 type reportOptions struct {
@@ -52,37 +48,33 @@ runs a pass now.`,
 
 func reportShow(o *reportOptions) error {
 	a := o.app
-	dir := filepath.Join(a.cfg.DataDir(), "reports")
+	r := core.Reports{DataDir: a.cfg.DataDir()}
 	date := o.date
 	if date == "" {
-		entries, err := os.ReadDir(dir)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return exitErr{code: ExitEnvironment, msg: fmt.Sprintf("report: %v", err)}
+		latest, err := r.Latest()
+		if err != nil {
+			return reportError(err)
 		}
-		var dates []string
-		for _, e := range entries {
-			if d, ok := strings.CutSuffix(e.Name(), ".json"); ok {
-				dates = append(dates, d)
-			}
-		}
-		if len(dates) == 0 {
-			return usagef("no daily report yet in %s; `horizon supervisor trigger daily` makes one", dir)
-		}
-		sort.Strings(dates)
-		date = dates[len(dates)-1]
+		date = latest
 	}
-	md, js := horizon.ReportPaths(date)
-	name := md
+	read := r.Markdown
 	if o.json {
-		name = js
+		read = r.JSON
 	}
-	data, err := os.ReadFile(filepath.Join(a.cfg.Home, name))
-	if errors.Is(err, os.ErrNotExist) {
-		return usagef("no daily report of %s in %s", date, dir)
-	}
+	data, err := read(date)
 	if err != nil {
-		return exitErr{code: ExitEnvironment, msg: fmt.Sprintf("report: %v", err)}
+		return reportError(err)
 	}
 	_, err = a.out.Write(data)
 	return err
+}
+
+// reportError says a missing report as bad input, one that cannot be
+// read as the environment.
+func reportError(err error) error {
+	var nr *core.NoReportError
+	if errors.As(err, &nr) {
+		return usageError{err}
+	}
+	return exitErr{code: ExitEnvironment, msg: fmt.Sprintf("report: %v", err)}
 }

@@ -10,7 +10,6 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/workflows"
 )
 
 type resumeOptions struct {
@@ -80,8 +79,8 @@ func (o *resumeOptions) resume(ctx context.Context, c client.Client, ids []strin
 			return err
 		}
 		if s.Paused && o.runID != "" {
-			if s, err = updateRun(ctx, c, id, workflows.UpdateResume); err != nil {
-				return err
+			if s, err = a.runs(c).Resume(ctx, id); err != nil {
+				return verbError(err)
 			}
 		}
 		states = append(states, s)

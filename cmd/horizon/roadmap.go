@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
-	"github.com/horizon/horizon/activities"
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/internal/repo"
 )
 
@@ -66,34 +66,22 @@ func roadmapShow(ctx context.Context, o *roadmapOptions) error {
 	_ = a.withEngine(ctx, false, func(c client.Client) error {
 		s, err := a.querySupervisor(ctx, c, horizon.SupervisorID(info.Root))
 		if err == nil {
-			sup, base, path = s, s.Base, s.Roadmap
+			sup = s
 		}
 		return nil
 	})
-	text, err := (&activities.Activities{}).ReadRoadmap(ctx, activities.RoadmapInput{Repo: info.Root, Base: base, Path: path})
+	v, err := core.RoadmapOf(ctx, info.Root, base, path, sup)
 	if err != nil {
 		return usageError{err}
 	}
-	ref := horizon.RoadmapRef{File: path, Items: []horizon.ItemStatus{}}
-	var rm horizon.Roadmap
-	if text.Found {
-		if rm, err = horizon.ParseRoadmap(path, text.Text); err != nil {
-			ref.Error = err.Error()
-		}
-	}
-	var records horizon.ItemRecords
-	var q horizon.Queue
-	if sup != nil {
-		records, q = sup.Items, sup.Queue
-	}
-	ref.Items = horizon.RoadmapStatus(rm, records, q)
+	ref, base := v.RoadmapRef, v.Base
 	if o.json {
 		enc := json.NewEncoder(a.out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(ref)
 	}
 	switch {
-	case !text.Found:
+	case !v.Found:
 		fmt.Fprintf(a.out, "no roadmap: %s is not on %s (`horizon roadmap --help` shows the format)\n", path, base)
 		return nil
 	case ref.Error != "":

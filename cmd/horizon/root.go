@@ -131,7 +131,7 @@ unusable $HORIZON_HOME), 130 interrupted; the README lists them in full.`,
 		newApproveCmd(a, nil), newFakeModelCmd(a, nil), newHistoryCmd(a, nil), newGCCmd(a, nil), newMCPCmd(a, nil),
 		a.serviceCmd(), a.notifyCmd(),
 		newSupervisorCmd(a), newQueueCmd(a), newRoadmapCmd(a, nil), newReportCmd(a, nil),
-		newSpecialistCmd(a), newConsoleCmd(a, nil), newTaskCmd(a), newLoopCmd(a, nil),
+		newSpecialistCmd(a), newConsoleCmd(a, nil), newWebCmd(a, nil), newTaskCmd(a), newLoopCmd(a, nil),
 	)
 	return root
 }

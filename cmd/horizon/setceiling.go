@@ -65,9 +65,9 @@ func setCeilingRun(ctx context.Context, o *setCeilingOptions) error {
 		name = workflows.UpdateSetDayCeiling
 	}
 	return a.withRun(ctx, name, o.runID, false, func(c client.Client, id string) error {
-		s, err := updateRun(ctx, c, id, name, o.usd)
+		s, err := a.runs(c).SetCeiling(ctx, id, o.usd, o.day)
 		if err != nil {
-			return err
+			return verbError(err)
 		}
 		fmt.Fprintf(a.out, "run %s: %s, spent $%.4f; %s\n", s.RunID, ceiling(s.Ceiling), s.Usage.Cost, dayCeiling(s.DayCeiling))
 		return nil

@@ -16,15 +16,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/horizon/horizon/activities"
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/agent"
-	"github.com/horizon/horizon/internal/daemon"
 	"github.com/horizon/horizon/internal/repo"
 	"github.com/horizon/horizon/internal/tools"
 	"github.com/horizon/horizon/workflows"
@@ -370,39 +367,6 @@ func newRunID() string {
 	return "run-" + time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
 }
 
-func submit(ctx context.Context, c client.Client, namespace, taskQueue string, in workflows.RunInput) error {
-	withSA := daemon.HasSearchAttributes(ctx, c, namespace)
-	err := start(ctx, c, taskQueue, in, withSA)
-	if err != nil && withSA && strings.Contains(err.Error(), "search attribute") {
-		// Registered but not yet known to the frontend (its namespace
-		// cache lags a moment): the run goes without them.
-		err = start(ctx, c, taskQueue, in, false)
-	}
-	if err != nil {
-		return fmt.Errorf("start run %s: %w", in.RunID, err)
-	}
-	return nil
-}
-
-func start(ctx context.Context, c client.Client, taskQueue string, in workflows.RunInput, withSA bool) error {
-	var sa temporal.SearchAttributes
-	if withSA {
-		in.SearchAttributes = true
-		sa = temporal.NewSearchAttributes(workflows.SearchRepo.ValueSet(in.Repo), workflows.SearchStatus.ValueSet(string(horizon.StatusRunning)))
-	}
-	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		TypedSearchAttributes:    sa,
-		ID:                       in.RunID,
-		TaskQueue:                taskQueue,
-		StaticSummary:            oneLine(in.Goal, 200),
-		StaticDetails:            fmt.Sprintf("Goal:\n\n%s\n\nRepository `%s` at `%s` (%s). Accepted work lands on `%s`.", in.Goal, in.Repo, in.BaseCommit, in.BaseRef, horizon.IntegrationBranch(in.RunID)),
-		Memo:                     map[string]any{workflows.MemoGoal: in.Goal, workflows.MemoRepo: in.Repo},
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-	}, workflows.RunWorkflowName, in)
-	return err
-}
-
 func startRun(ctx context.Context, o *startOptions) error {
 	a := o.app
 	planned := a.cfg.Run.Planned && !o.single
@@ -415,7 +379,7 @@ func startRun(ctx context.Context, o *startOptions) error {
 	}
 	p.input.Planned = planned
 	return a.withEngine(ctx, true, func(c client.Client) error {
-		if err := submit(ctx, c, a.cfg.Temporal.Namespace, a.cfg.Temporal.TaskQueue, p.input); err != nil {
+		if err := a.runs(c).Start(ctx, p.input); err != nil {
 			return err
 		}
 		return a.afterSubmit(ctx, c, p.input, o.detach, o.json)

@@ -2,21 +2,16 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/daemon"
+	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/internal/repo"
 	"github.com/horizon/horizon/workflows"
 )
@@ -82,48 +77,51 @@ A supervisor already running is left as it is.`,
 
 func supervisorStart(ctx context.Context, o *supervisorStartOptions) error {
 	a := o.app
-	cfg := a.cfg
-	info, err := repo.Inspect(a.repoDir)
+	in, err := a.supervisorInput(ctx, o.autonomy)
 	if err != nil {
 		return err
 	}
-	if info.Ref == "" || strings.HasPrefix(info.Ref, "horizon/") {
-		return usagef("supervisor start: %s is not on a branch of yours (HEAD is %q); check out the branch the roadmap lives on, e.g. `git switch main`", info.Root, info.Ref)
-	}
-	if err := a.checkRunnable(ctx, info); err != nil {
-		return err
-	}
-	autonomy := cfg.Supervisor.Autonomy
-	if o.autonomy != "" {
-		if autonomy, err = horizon.ParseAutonomy(o.autonomy); err != nil {
-			return usagef("--autonomy: %v", err)
-		}
-	}
-	id := horizon.SupervisorID(info.Root)
 	return a.withEngine(ctx, true, func(c client.Client) error {
-		tmpl := a.runTemplate()
-		tmpl.SearchAttributes = daemon.HasSearchAttributes(ctx, c, cfg.Temporal.Namespace)
-		in := workflows.SupervisorInput{
-			ID: id, Repo: info.Root, Base: strings.TrimPrefix(info.Ref, "refs/heads/"), Roadmap: cfg.Supervisor.Roadmap,
-			Autonomy: autonomy, MaxActiveRuns: cfg.Supervisor.MaxActiveRuns, DecomposeAhead: cfg.Supervisor.DecomposeAhead, Run: tmpl,
-		}
-		opts := client.StartWorkflowOptions{
-			ID: id, TaskQueue: cfg.Temporal.TaskQueue,
-			StaticSummary:            "supervisor · " + info.Root,
-			Memo:                     map[string]any{workflows.MemoRepo: info.Root},
-			WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		}
-		if tmpl.SearchAttributes {
-			opts.TypedSearchAttributes = temporal.NewSearchAttributes(workflows.SearchRepo.ValueSet(info.Root))
-		}
-		if _, err := c.ExecuteWorkflow(ctx, opts, workflows.SupervisorWorkflowName, in); err != nil {
-			return fmt.Errorf("start supervisor of %s: %w", info.Root, err)
-		}
-		if err := a.ensureSchedules(ctx, c, id); err != nil {
+		if err := a.startSupervisor(ctx, c, in); err != nil {
 			return err
 		}
-		return a.printSupervisor(ctx, c, id, o.json)
+		return a.printSupervisor(ctx, c, in.ID, o.json)
 	})
+}
+
+// supervisorInput checks that the --repo repository can be supervised
+// (on a branch of the person's, runnable) and says how: autonomy ("" for
+// supervisor.autonomy) and the configured limits.
+func (a *app) supervisorInput(ctx context.Context, autonomyFlag string) (workflows.SupervisorInput, error) {
+	cfg := a.cfg
+	info, err := repo.Inspect(a.repoDir)
+	if err != nil {
+		return workflows.SupervisorInput{}, err
+	}
+	if info.Ref == "" || strings.HasPrefix(info.Ref, "horizon/") {
+		return workflows.SupervisorInput{}, usagef("supervisor start: %s is not on a branch of yours (HEAD is %q); check out the branch the roadmap lives on, e.g. `git switch main`", info.Root, info.Ref)
+	}
+	if err := a.checkRunnable(ctx, info); err != nil {
+		return workflows.SupervisorInput{}, err
+	}
+	autonomy := cfg.Supervisor.Autonomy
+	if autonomyFlag != "" {
+		if autonomy, err = horizon.ParseAutonomy(autonomyFlag); err != nil {
+			return workflows.SupervisorInput{}, usagef("--autonomy: %v", err)
+		}
+	}
+	return workflows.SupervisorInput{
+		ID: horizon.SupervisorID(info.Root), Repo: info.Root, Base: strings.TrimPrefix(info.Ref, "refs/heads/"), Roadmap: cfg.Supervisor.Roadmap,
+		Autonomy: autonomy, MaxActiveRuns: cfg.Supervisor.MaxActiveRuns, DecomposeAhead: cfg.Supervisor.DecomposeAhead,
+	}, nil
+}
+
+// startSupervisor starts (or leaves running) the supervisor of in, with
+// the run template of this configuration, and its schedules.
+func (a *app) startSupervisor(ctx context.Context, c client.Client, in workflows.SupervisorInput) error {
+	in.Run = a.runTemplate()
+	in.Run.SearchAttributes = core.HasSearchAttributes(ctx, c, a.cfg.Temporal.Namespace)
+	return a.supervisors(c).Start(ctx, in, a.schedules())
 }
 
 // localZone is this machine's IANA time zone for the schedules' cron
@@ -146,50 +144,13 @@ func localZone() string {
 	return "UTC"
 }
 
-// ensureSchedules creates (or brings up to the configuration) the
-// repository's nightly decomposition and the engine's daily pass.
-func (a *app) ensureSchedules(ctx context.Context, c client.Client, supervisor string) error {
+// schedules is what the supervisor's two schedules run and when, as
+// configured, in this machine's zone.
+func (a *app) schedules() core.Schedules {
 	cfg := a.cfg
-	zone := localZone()
-	policy := func(id, cron string, action *client.ScheduleWorkflowAction) client.ScheduleOptions {
-		return client.ScheduleOptions{
-			ID:            id,
-			Spec:          client.ScheduleSpec{CronExpressions: []string{cron}, TimeZoneName: zone},
-			Action:        action,
-			Overlap:       enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
-			CatchupWindow: cfg.Supervisor.CatchupWindow,
-			// The engine keeps cron specs as calendars; the memo keeps the
-			// spec as written, for status.
-			Memo: map[string]any{scheduleMemoCron: cron},
-		}
+	return core.Schedules{
+		DecomposeCron: cfg.Supervisor.DecomposeCron, DailyCron: cfg.Supervisor.DailyCron, TimeZone: localZone(),
+		CatchupWindow: cfg.Supervisor.CatchupWindow, DecomposeAhead: cfg.Supervisor.DecomposeAhead,
+		StallAttempts: cfg.Supervisor.StallAttempts, DayCeiling: cfg.Spend.DayCeiling,
 	}
-	for _, o := range []client.ScheduleOptions{
-		policy(horizon.DecomposeScheduleID(supervisor), cfg.Supervisor.DecomposeCron, &client.ScheduleWorkflowAction{
-			ID: supervisor + "-decompose-run", Workflow: workflows.DecomposeWorkflowName, TaskQueue: cfg.Temporal.TaskQueue,
-			Args: []any{workflows.DecomposeInput{Supervisor: supervisor, Ahead: cfg.Supervisor.DecomposeAhead}},
-		}),
-		policy(horizon.DailyScheduleID, cfg.Supervisor.DailyCron, &client.ScheduleWorkflowAction{
-			ID: horizon.DailyScheduleID + "-run", Workflow: workflows.DailyPassWorkflowName, TaskQueue: cfg.Temporal.TaskQueue,
-			Args: []any{workflows.DailyPassInput{StallAttempts: cfg.Supervisor.StallAttempts, DayCeiling: cfg.Spend.DayCeiling}},
-		}),
-	} {
-		_, err := c.ScheduleClient().Create(ctx, o)
-		if err == nil {
-			continue
-		}
-		var exists *serviceerror.AlreadyExists
-		if !errors.As(err, &exists) && !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
-			return fmt.Errorf("create schedule %s: %w", o.ID, err)
-		}
-		// Made again, so a changed cron, window or action applies (the
-		// memo that keeps the cron as written cannot be updated in place).
-		h := c.ScheduleClient().GetHandle(ctx, o.ID)
-		if err := h.Delete(ctx); err != nil {
-			return fmt.Errorf("replace schedule %s: %w", o.ID, err)
-		}
-		if _, err := c.ScheduleClient().Create(ctx, o); err != nil {
-			return fmt.Errorf("create schedule %s: %w", o.ID, err)
-		}
-	}
-	return nil
 }

@@ -14,13 +14,10 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/internal/repo"
 	"github.com/horizon/horizon/workflows"
 )
-
-// scheduleMemoCron is the schedule memo field holding the cron spec as
-// written in the configuration.
-const scheduleMemoCron = "cron"
 
 type supervisorStatusOptions struct {
 	app  *app
@@ -63,19 +60,12 @@ func (a *app) supervisorID() (string, error) {
 // querySupervisor reads a supervisor's state; one that does not run is
 // bad input that says how to start it.
 func (a *app) querySupervisor(ctx context.Context, c client.Client, id string) (*horizon.SupervisorState, error) {
-	v, err := c.QueryWorkflow(ctx, id, "", workflows.QueryStatus)
-	if err != nil {
-		var nf *serviceerror.NotFound
-		if errors.As(err, &nf) {
-			return nil, usagef("no supervisor runs for %s; `horizon supervisor start --repo %s` starts one", a.repoDir, a.repoDir)
-		}
-		return nil, fmt.Errorf("read supervisor %s: %w", id, err)
+	s, err := a.supervisors(c).Supervisor(ctx, id)
+	var nf *core.SupervisorNotFoundError
+	if errors.As(err, &nf) {
+		return nil, usagef("no supervisor runs for %s; `horizon supervisor start --repo %s` starts one", a.repoDir, a.repoDir)
 	}
-	var s horizon.SupervisorState
-	if err := v.Get(&s); err != nil {
-		return nil, fmt.Errorf("read supervisor %s: %w", id, err)
-	}
-	return &s, nil
+	return s, err
 }
 
 // ScheduleStatus is a schedule as the engine has it.
@@ -119,7 +109,7 @@ func describeSchedule(ctx context.Context, c client.Client, id string) (*Schedul
 	if s := d.Schedule.State; s != nil {
 		st.Paused = s.Paused
 	}
-	if p, ok := d.Memo.GetFields()[scheduleMemoCron]; ok {
+	if p, ok := d.Memo.GetFields()[core.ScheduleMemoCron]; ok {
 		_ = converter.GetDefaultDataConverter().FromPayload(p, &st.Cron)
 	}
 	return st, nil
@@ -207,36 +197,21 @@ func supervisorUpdate(ctx context.Context, o *supervisorUpdateOptions) error {
 		return err
 	}
 	return a.withEngine(ctx, false, func(c client.Client) error {
-		s, err := updateSupervisor(ctx, c, id, o.name)
+		sv := a.supervisors(c)
+		verb := map[string]func(context.Context, string) (*horizon.SupervisorState, error){
+			workflows.UpdatePause: sv.Pause, workflows.UpdateResume: sv.Resume, workflows.UpdateStop: sv.Stop,
+		}[o.name]
+		s, err := verb(ctx, id)
 		if err != nil {
-			return err
+			return supervisorError(err)
 		}
 		if o.name == workflows.UpdateStop {
-			if err := c.ScheduleClient().GetHandle(ctx, horizon.DecomposeScheduleID(id)).Delete(ctx); err != nil {
-				var nf *serviceerror.NotFound
-				if !errors.As(err, &nf) {
-					return fmt.Errorf("delete the nightly schedule: %w", err)
-				}
-			}
 			fmt.Fprintf(a.out, "supervisor of %s stopped; its runs go on; `horizon supervisor start` starts it again\n", s.Repo)
 			return nil
 		}
 		fmt.Fprintf(a.out, "supervisor of %s: %s\n", s.Repo, s.Status)
 		return nil
 	})
-}
-
-// updateSupervisor sends an update to a supervisor and decodes its answer.
-func updateSupervisor(ctx context.Context, c client.Client, id, name string, args ...any) (*horizon.SupervisorState, error) {
-	s, err := update[horizon.SupervisorState](ctx, c, id, name, args...)
-	if err == nil {
-		return s, nil
-	}
-	var nf *serviceerror.NotFound
-	if errors.As(err, &nf) {
-		return nil, usagef("no supervisor runs for this repository; `horizon supervisor start` starts one")
-	}
-	return nil, updateError(id, name, err)
 }
 
 type supervisorTriggerOptions struct {
@@ -274,12 +249,12 @@ func supervisorTrigger(ctx context.Context, o *supervisorTriggerOptions) error {
 		sid = horizon.DecomposeScheduleID(id)
 	}
 	return a.withEngine(ctx, false, func(c client.Client) error {
-		if err := c.ScheduleClient().GetHandle(ctx, sid).Trigger(ctx, client.ScheduleTriggerOptions{}); err != nil {
-			var nf *serviceerror.NotFound
+		if err := a.supervisors(c).Trigger(ctx, sid); err != nil {
+			var nf *core.ScheduleNotFoundError
 			if errors.As(err, &nf) {
-				return usagef("no schedule %s; `horizon supervisor start` makes it", sid)
+				return usageError{err}
 			}
-			return fmt.Errorf("trigger %s: %w", sid, err)
+			return err
 		}
 		fmt.Fprintf(a.out, "triggered %s (%s)\n", sid, strings.ReplaceAll(o.what, "daily", "the daily pass"))
 		return nil

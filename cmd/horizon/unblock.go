@@ -56,9 +56,9 @@ func unblockRun(ctx context.Context, o *unblockOptions) error {
 	a := o.app
 	return a.withRun(ctx, workflows.UpdateUnblock, o.runID, false, func(c client.Client, id string) error {
 		u := workflows.Unblock{Feature: o.feature, Note: o.note}
-		s, err := updateRun(ctx, c, id, workflows.UpdateUnblock, u)
+		s, err := a.runs(c).Unblock(ctx, id, u)
 		if err != nil {
-			return err
+			return verbError(err)
 		}
 		what := "run " + s.RunID
 		if u.Feature != "" {

@@ -1,56 +1,57 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"fmt"
 
-	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 
-	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/core"
 )
 
-// update sends an update to workflow id, waits until it completes and
-// decodes its answer. Errors come as the engine gave them; each caller
-// says them its way (updateError).
-func update[T any](ctx context.Context, c client.Client, id, name string, args ...any) (*T, error) {
-	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: id, UpdateName: name, Args: args, WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
-	if err != nil {
-		return nil, err
-	}
-	var v T
-	if err := h.Get(ctx, &v); err != nil {
-		return nil, err
-	}
-	return &v, nil
+// runs is the core's verbs on runs, in this command's namespace and task
+// queue: every command that changes a run goes through it.
+func (a *app) runs(c client.Client) core.Runs {
+	ns, tq := a.engineNames()
+	return core.Runs{Client: c, Namespace: ns, TaskQueue: tq}
 }
 
-// updateRun sends a validated update to a run and returns its new state.
-// A rejected update (the validator's reason) is bad input.
-func updateRun(ctx context.Context, c client.Client, id, name string, args ...any) (*horizon.RunState, error) {
-	s, err := update[horizon.RunState](ctx, c, id, name, args...)
-	if err != nil {
-		return nil, updateError(id, name, err)
-	}
-	return s, nil
+// supervisors is the core's verbs on supervisors.
+func (a *app) supervisors(c client.Client) core.Supervisors {
+	ns, tq := a.engineNames()
+	return core.Supervisors{Client: c, Namespace: ns, TaskQueue: tq}
 }
 
-// updateError says why a run refused an update, as bad input (exit 2): a
+// engineNames are the namespace and task queue of the resolved config;
+// tests that hand in a client of their own may have none.
+func (a *app) engineNames() (namespace, taskQueue string) {
+	if a.cfg == nil {
+		return "", ""
+	}
+	return a.cfg.Temporal.Namespace, a.cfg.Temporal.TaskQueue
+}
+
+// verbError says why a run refused a verb, as bad input (exit 2): a
 // validator's reason ("not waiting for approval") is printed as the
-// workflow wrote it, without the failure's type and retry annotations. The
-// engine's "not found" goes on unchanged: withRun says it (runError).
-func updateError(id, name string, err error) error {
-	var nf *serviceerror.NotFound
-	if errors.As(err, &nf) {
+// workflow wrote it. An unknown or ended run goes on unchanged: withRun
+// says it (runError).
+func verbError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var nf *core.NotFoundError
+	var ended *core.EndedError
+	if errors.As(err, &nf) || errors.As(err, &ended) {
 		return err
 	}
-	var app *temporal.ApplicationError
-	if errors.As(err, &app) {
-		return usagef("%s %s: %s", name, id, app.Message())
+	return usageError{err}
+}
+
+// supervisorError says a verb a supervisor refused as verbError does, and
+// one that does not run with how to start it.
+func supervisorError(err error) error {
+	var nf *core.SupervisorNotFoundError
+	if errors.As(err, &nf) {
+		return usagef("no supervisor runs for this repository; `horizon supervisor start` starts one")
 	}
-	return usageError{fmt.Errorf("%s %s: %w", name, id, err)}
+	return verbError(err)
 }

@@ -1,121 +1,42 @@
 package console
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/core"
 )
 
-// NeedKind is what a run waits on a person for.
-type NeedKind string
+// What a person is needed for is the core's one list (core.Needs), so the
+// console, the web and the daily pass say it the same way.
+type (
+	NeedKind = core.NeedKind
+	Need     = core.Need
+)
 
-// What a person is needed for, in the order the list shows them: what
-// stops a run first, what only informs last.
+// The kinds of need, in the order the list shows them.
 const (
-	NeedApproval NeedKind = "approve" // a checkpoint of semi or supervised autonomy
-	NeedBlocker  NeedKind = "blocked" // a typed blocker: unblock with a note
-	NeedCeiling  NeedKind = "ceiling" // the spend ceiling paused the run: raise it
-	NeedStalled  NeedKind = "stalled" // the daily pass saw attempts burn without progress
+	NeedApproval = core.NeedApproval
+	NeedBlocker  = core.NeedBlocker
+	NeedCeiling  = core.NeedCeiling
+	NeedStalled  = core.NeedStalled
 )
 
-var needOrder = []NeedKind{NeedApproval, NeedBlocker, NeedCeiling, NeedStalled}
-
-// Need is one thing a run waits on a person for.
-type Need struct {
-	Kind    NeedKind
-	RunID   string
-	Subject string // the checkpoint (approval) or the feature (blocker, stall); "" for the run
-	What    string // in words, one line
-	Command string // the CLI command that does the same, for plain output
-}
-
-// Needs lists what the open runs wait on a person for: approvals,
-// blockers, ceilings, stalled goals; by kind, then in the order of runs.
-// A closed run needs nobody.
+// Needs lists what the open runs among rows wait on a person for; a run
+// the engine has closed needs nobody, whatever its last state said.
 func Needs(rows []RunRow, states map[string]*horizon.RunState) []Need {
-	var all []Need
+	var open []*horizon.RunState
 	for _, r := range rows {
-		s := states[r.ID]
-		if !r.Open || s == nil {
-			continue
-		}
-		all = append(all, runNeeds(s)...)
-	}
-	var out []Need
-	for _, k := range needOrder {
-		for _, n := range all {
-			if n.Kind == k {
-				out = append(out, n)
-			}
+		if s := states[r.ID]; r.Open && s != nil {
+			open = append(open, s)
 		}
 	}
-	return out
+	return core.Needs(open)
 }
 
-// runNeeds is what one open run waits on a person for.
-func runNeeds(s *horizon.RunState) []Need {
-	var out []Need
-	if w := s.Waiting; w != nil {
-		out = append(out, Need{Kind: NeedApproval, RunID: s.RunID, Subject: w.Subject,
-			What: waitingFor(w), Command: s.ApproveCommand()})
-	}
-	if s.Plan != nil {
-		for _, m := range s.Plan.Milestones {
-			for _, f := range m.Features {
-				if f.Status != horizon.FeatureBlocked {
-					continue
-				}
-				what := f.ID + " blocked"
-				if b := f.Blocker; b != nil {
-					what = fmt.Sprintf("%s %s: %s", f.ID, b.Type, oneLine(b.Evidence))
-				}
-				out = append(out, Need{Kind: NeedBlocker, RunID: s.RunID, Subject: f.ID, What: what, Command: s.UnblockCommand(f.ID)})
-			}
-		}
-	} else if s.Status == horizon.StatusBlocked {
-		what := "blocked"
-		if b := s.Blocker; b != nil {
-			what = fmt.Sprintf("%s: %s", b.Type, oneLine(b.Evidence))
-		}
-		out = append(out, Need{Kind: NeedBlocker, RunID: s.RunID, What: what,
-			Command: fmt.Sprintf("horizon unblock %s --note \"...\"", s.RunID)})
-	}
-	if atCeiling(s) {
-		out = append(out, Need{Kind: NeedCeiling, RunID: s.RunID, What: oneLine(s.Reason),
-			Command: fmt.Sprintf("horizon set-ceiling %s USD", s.RunID)})
-	}
-	for _, st := range s.Stalled {
-		out = append(out, Need{Kind: NeedStalled, RunID: s.RunID, Subject: st.Feature, What: oneLine(st.Detail),
-			Command: fmt.Sprintf("horizon status %s", s.RunID)})
-	}
-	return out
-}
+func waitingFor(w *horizon.Checkpoint) string { return core.WaitingFor(w) }
 
-// atCeiling tells a run the spend ceiling holds from one a person paused:
-// both wait in the paused phase, only a person's pause sets Paused, and
-// the ceiling's reason names set-ceiling.
-func atCeiling(s *horizon.RunState) bool {
-	return s.Phase == horizon.PhasePaused && !s.Paused && strings.Contains(s.Reason, "set-ceiling")
-}
-
-// waitingFor says what a checkpoint asks a person to approve: its
-// summary, which names it ("milestone m2 (Measure and repeat): 2
-// features"), or its name alone.
-func waitingFor(w *horizon.Checkpoint) string {
-	if s := oneLine(w.Summary); s != "" {
-		return s
-	}
-	return checkpoint(w)
-}
-
-// checkpoint names a checkpoint: "the plan", "milestone m2".
-func checkpoint(w *horizon.Checkpoint) string {
-	if w.Kind == horizon.CheckpointPlan {
-		return "the plan"
-	}
-	return strings.TrimSpace(string(w.Kind) + " " + w.Subject)
-}
+func checkpoint(w *horizon.Checkpoint) string { return core.Checkpoint(w) }
 
 // oneLine folds whitespace so a text fits one row.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,7 +1,13 @@
-// Package core is the one way horizon's surfaces (the CLI, the daily pass,
-// and later the console and the web API) read runs and supervisors from
-// the engine: a run's state from its status query while it runs and from
-// its result once closed, the runs of a namespace, the supervisors.
+// Package core is the one way horizon's surfaces (the CLI, `horizon
+// console`, `horizon web`, and the daily pass) read and change horizon.
+// Reads: a run's state from its status query while it runs and from its
+// result once closed, the runs of a namespace, the supervisors, their
+// queues and roadmaps, the daily reports, the spend ledger, what needs a
+// person. Verbs: start, cancel, approve, unblock, pause, resume, set a
+// ceiling (Runs); start, stop, pause, resume, queue add/rm/move and the
+// schedules (Supervisors). A verb's refusal comes back typed
+// (errors.go), for each surface to say its way; boundary_test.go fails
+// the build when a surface writes to the engine itself.
 package core
 
 import (

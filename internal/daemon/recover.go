@@ -111,16 +111,3 @@ func RegisterSearchAttributes(ctx context.Context, c client.Client, namespace st
 	}
 	return nil
 }
-
-// HasSearchAttributes reports whether the namespace knows HorizonRepo and
-// HorizonStatus (a remote cluster may not: runs then go without them).
-func HasSearchAttributes(ctx context.Context, c client.Client, namespace string) bool {
-	resp, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
-	if err != nil {
-		return false
-	}
-	custom := resp.GetCustomAttributes()
-	_, repo := custom[workflows.SearchRepo.GetName()]
-	_, status := custom[workflows.SearchStatus.GetName()]
-	return repo && status
-}

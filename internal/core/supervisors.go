@@ -1,0 +1,200 @@
+package core
+
+// The verbs on supervisors and their schedules: the one way a surface
+// starts, steers and stops a SupervisorWorkflow and changes its queue.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/workflows"
+)
+
+// ScheduleMemoCron is the schedule memo field holding the cron spec as
+// written in the configuration: the engine keeps cron specs as calendars.
+const ScheduleMemoCron = "cron"
+
+// Supervisors changes horizon's supervisors in one namespace; new ones
+// (and the workflows their schedules start) go to TaskQueue.
+type Supervisors struct {
+	Client    client.Client
+	Namespace string
+	TaskQueue string
+}
+
+// Schedules is what the two schedules of a supervisor run and when: the
+// repository's nightly decomposition and the engine's daily pass.
+type Schedules struct {
+	DecomposeCron  string
+	DailyCron      string
+	TimeZone       string
+	CatchupWindow  time.Duration
+	DecomposeAhead int
+	StallAttempts  int
+	DayCeiling     float64
+}
+
+// Start starts the supervisor of in.Repo (one already running is left as
+// it is) and creates, or brings up to date, its schedules.
+func (s Supervisors) Start(ctx context.Context, in workflows.SupervisorInput, sched Schedules) error {
+	opts := client.StartWorkflowOptions{
+		ID: in.ID, TaskQueue: s.TaskQueue,
+		StaticSummary:            "supervisor · " + in.Repo,
+		Memo:                     map[string]any{workflows.MemoRepo: in.Repo},
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+	}
+	if in.Run.SearchAttributes {
+		opts.TypedSearchAttributes = temporal.NewSearchAttributes(workflows.SearchRepo.ValueSet(in.Repo))
+	}
+	if _, err := s.Client.ExecuteWorkflow(ctx, opts, workflows.SupervisorWorkflowName, in); err != nil {
+		return fmt.Errorf("start supervisor of %s: %w", in.Repo, err)
+	}
+	return s.ensureSchedules(ctx, in.ID, sched)
+}
+
+// ensureSchedules creates (or brings up to the configuration) the
+// repository's nightly decomposition and the engine's daily pass.
+func (s Supervisors) ensureSchedules(ctx context.Context, supervisor string, sc Schedules) error {
+	policy := func(id, cron string, action *client.ScheduleWorkflowAction) client.ScheduleOptions {
+		return client.ScheduleOptions{
+			ID:            id,
+			Spec:          client.ScheduleSpec{CronExpressions: []string{cron}, TimeZoneName: sc.TimeZone},
+			Action:        action,
+			Overlap:       enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
+			CatchupWindow: sc.CatchupWindow,
+			Memo:          map[string]any{ScheduleMemoCron: cron},
+		}
+	}
+	for _, o := range []client.ScheduleOptions{
+		policy(horizon.DecomposeScheduleID(supervisor), sc.DecomposeCron, &client.ScheduleWorkflowAction{
+			ID: supervisor + "-decompose-run", Workflow: workflows.DecomposeWorkflowName, TaskQueue: s.TaskQueue,
+			Args: []any{workflows.DecomposeInput{Supervisor: supervisor, Ahead: sc.DecomposeAhead}},
+		}),
+		policy(horizon.DailyScheduleID, sc.DailyCron, &client.ScheduleWorkflowAction{
+			ID: horizon.DailyScheduleID + "-run", Workflow: workflows.DailyPassWorkflowName, TaskQueue: s.TaskQueue,
+			Args: []any{workflows.DailyPassInput{StallAttempts: sc.StallAttempts, DayCeiling: sc.DayCeiling}},
+		}),
+	} {
+		_, err := s.Client.ScheduleClient().Create(ctx, o)
+		if err == nil {
+			continue
+		}
+		var exists *serviceerror.AlreadyExists
+		if !errors.As(err, &exists) && !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
+			return fmt.Errorf("create schedule %s: %w", o.ID, err)
+		}
+		// Made again, so a changed cron, window or action applies (the
+		// memo that keeps the cron as written cannot be updated in place).
+		if err := s.Client.ScheduleClient().GetHandle(ctx, o.ID).Delete(ctx); err != nil {
+			return fmt.Errorf("replace schedule %s: %w", o.ID, err)
+		}
+		if _, err := s.Client.ScheduleClient().Create(ctx, o); err != nil {
+			return fmt.Errorf("create schedule %s: %w", o.ID, err)
+		}
+	}
+	return nil
+}
+
+// Supervisor reads a supervisor's state; one that does not run is
+// *SupervisorNotFoundError.
+func (s Supervisors) Supervisor(ctx context.Context, id string) (*horizon.SupervisorState, error) {
+	var st horizon.SupervisorState
+	if err := query(ctx, s.Client, id, &st); err != nil {
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return nil, &SupervisorNotFoundError{ID: id}
+		}
+		return nil, fmt.Errorf("read supervisor %s: %w", id, err)
+	}
+	return &st, nil
+}
+
+// Pause holds the supervisor: it starts nothing new.
+func (s Supervisors) Pause(ctx context.Context, id string) (*horizon.SupervisorState, error) {
+	return s.update(ctx, id, workflows.UpdatePause)
+}
+
+// Resume lets a paused supervisor go on.
+func (s Supervisors) Resume(ctx context.Context, id string) (*horizon.SupervisorState, error) {
+	return s.update(ctx, id, workflows.UpdateResume)
+}
+
+// Stop ends the supervisor (its runs go on) and deletes its nightly
+// schedule; the daily pass stays, other repositories may need it.
+func (s Supervisors) Stop(ctx context.Context, id string) (*horizon.SupervisorState, error) {
+	st, err := s.update(ctx, id, workflows.UpdateStop)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Client.ScheduleClient().GetHandle(ctx, horizon.DecomposeScheduleID(id)).Delete(ctx); err != nil {
+		var nf *serviceerror.NotFound
+		if !errors.As(err, &nf) {
+			return nil, fmt.Errorf("delete the nightly schedule: %w", err)
+		}
+	}
+	return st, nil
+}
+
+// Approve lets a queued plan (entry q3) waiting for approval run in turn.
+func (s Supervisors) Approve(ctx context.Context, id string, a workflows.Approve) (*horizon.SupervisorState, error) {
+	return s.update(ctx, id, workflows.UpdateApprove, a)
+}
+
+// QueueAdd queues a goal; the answer is the entry with its ID.
+func (s Supervisors) QueueAdd(ctx context.Context, id string, e horizon.QueueEntry) (*horizon.QueueEntry, error) {
+	out, err := update[horizon.QueueEntry](ctx, s.Client, id, workflows.UpdateQueueAdd, e)
+	return out, supervisorError(id, err)
+}
+
+// QueueRemove drops a queue entry.
+func (s Supervisors) QueueRemove(ctx context.Context, id, entry string) (*horizon.SupervisorState, error) {
+	return s.update(ctx, id, workflows.UpdateQueueRemove, entry)
+}
+
+// QueueMove moves a queue entry to the top.
+func (s Supervisors) QueueMove(ctx context.Context, id, entry string) (*horizon.SupervisorState, error) {
+	return s.update(ctx, id, workflows.UpdateQueueMove, workflows.QueueMove{ID: entry, Top: true})
+}
+
+// Trigger runs a schedule's action now.
+func (s Supervisors) Trigger(ctx context.Context, scheduleID string) error {
+	if err := s.Client.ScheduleClient().GetHandle(ctx, scheduleID).Trigger(ctx, client.ScheduleTriggerOptions{}); err != nil {
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return &ScheduleNotFoundError{ID: scheduleID}
+		}
+		return fmt.Errorf("trigger %s: %w", scheduleID, err)
+	}
+	return nil
+}
+
+// ScheduleNotFoundError says the engine has no schedule with that ID.
+type ScheduleNotFoundError struct{ ID string }
+
+func (e *ScheduleNotFoundError) Error() string {
+	return fmt.Sprintf("no schedule %s; `horizon supervisor start` makes it", e.ID)
+}
+
+func (s Supervisors) update(ctx context.Context, id, name string, args ...any) (*horizon.SupervisorState, error) {
+	st, err := update[horizon.SupervisorState](ctx, s.Client, id, name, args...)
+	return st, supervisorError(id, err)
+}
+
+// supervisorError says an unknown or ended supervisor as one that does
+// not run.
+func supervisorError(id string, err error) error {
+	var nf *NotFoundError
+	var ended *EndedError
+	if errors.As(err, &nf) || errors.As(err, &ended) {
+		return &SupervisorNotFoundError{ID: id}
+	}
+	return err
+}

@@ -1,0 +1,227 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/core"
+)
+
+// now is the fixtures' clock: the spend ledger in testdata/home has days
+// 2026-03-01 and 2026-03-03.
+var now = time.Date(2026, 3, 3, 18, 0, 0, 0, time.UTC)
+
+// fakeCore answers from fixtures and records the verbs it was asked.
+type fakeCore struct {
+	calls []string
+}
+
+func at(h int) time.Time { return time.Date(2026, 3, 3, h, 0, 0, 0, time.UTC) }
+
+func waitingRun() *horizon.RunState {
+	accepted := func(n int, h int, cost float64, outcome horizon.Outcome) horizon.Attempt {
+		return horizon.Attempt{N: n, Tier: "T1", Applier: "opencode", Model: "local/coder", Outcome: outcome,
+			Gate: &horizon.GateRun{ReceiptID: fmt.Sprintf("r%d", h), Verdict: "pass"}, Usage: horizon.Usage{Cost: cost},
+			StartedAt: at(h - 1), EndedAt: at(h)}
+	}
+	return &horizon.RunState{
+		RunID: "run-20260303-090000-ab12cd", Goal: "Add case tools", Repo: "/src/app", Branch: "horizon/run-20260303-090000-ab12cd",
+		Status: horizon.StatusRunning, Phase: horizon.PhaseApproval, Autonomy: horizon.AutonomySemi, Attempts: []horizon.Attempt{},
+		Usage: horizon.Usage{Cost: 0.5}, StartedAt: at(9), UpdatedAt: at(12),
+		Waiting: &horizon.Checkpoint{Kind: horizon.CheckpointMilestone, Subject: "m2", Summary: "milestone m2 (Measure): 2 features", Since: at(12)},
+		Plan: &horizon.Plan{Goal: "Add case tools", Revision: 1, Milestones: []horizon.Milestone{
+			{ID: "m1", Title: "Case tools", Status: horizon.MilestoneDone, Features: []horizon.Feature{
+				{ID: "f1", Title: "Add lib/upper.sh", Status: horizon.FeatureAccepted, Attempts: []horizon.Attempt{accepted(1, 10, 0.2, horizon.OutcomeAccepted)}},
+				{ID: "f2", Title: "Add lib/lower.sh", Status: horizon.FeatureAccepted, Attempts: []horizon.Attempt{
+					accepted(1, 10, 0.1, horizon.OutcomeRejected), accepted(2, 11, 0.2, horizon.OutcomeAccepted)}},
+			}},
+			{ID: "m2", Title: "Measure", Status: horizon.MilestonePending, Features: []horizon.Feature{
+				{ID: "f3", Title: "Add lib/len.sh", Status: horizon.FeaturePending},
+				{ID: "f4", Title: "Add lib/double.sh", Status: horizon.FeaturePending},
+			}},
+		}},
+	}
+}
+
+const (
+	missing = "run-20260303-000000-000000"
+	closed  = "run-20260302-000000-000000"
+)
+
+// refuse is what the fake's workflows say to a verb: unknown runs are
+// not found, the closed one has ended, the waiting run refuses an
+// approval of another checkpoint.
+func (f *fakeCore) refuse(op, id string) error {
+	switch id {
+	case missing:
+		return &core.NotFoundError{ID: id}
+	case closed:
+		return &core.EndedError{Op: op, ID: id}
+	}
+	return nil
+}
+
+func (f *fakeCore) Runs(context.Context) ([]RunRow, error) {
+	return []RunRow{
+		{ID: "run-20260303-090000-ab12cd", Goal: "Add case tools", Repo: "/src/app", Status: "running", StartedAt: at(9)},
+		{ID: closed, Goal: "Fix the parser", Repo: "/src/app", Status: "completed", StartedAt: at(1).AddDate(0, 0, -1), ClosedAt: at(3).AddDate(0, 0, -1)},
+	}, nil
+}
+
+func (f *fakeCore) Run(_ context.Context, id string) (*horizon.RunState, bool, error) {
+	if err := f.refuse("status", id); err != nil && id == missing {
+		return nil, false, err
+	}
+	return waitingRun(), true, nil
+}
+
+func (f *fakeCore) RunsSince(context.Context, time.Time) ([]horizon.RunState, error) {
+	return []horizon.RunState{*waitingRun()}, nil
+}
+
+func (f *fakeCore) Needs(context.Context) ([]core.Need, error) {
+	return core.Needs([]*horizon.RunState{waitingRun()}), nil
+}
+
+func (f *fakeCore) Report(_ context.Context, date string) (*Report, error) {
+	r := core.Reports{DataDir: "testdata/home"}
+	if date == "" {
+		var err error
+		if date, err = r.Latest(); err != nil {
+			return nil, err
+		}
+	}
+	md, err := r.Markdown(date)
+	if err != nil {
+		return nil, err
+	}
+	js, err := r.JSON(date)
+	if err != nil {
+		return nil, err
+	}
+	return &Report{Date: date, Markdown: string(md), Report: js}, nil
+}
+
+func (f *fakeCore) Spend(_ context.Context, days int) ([]horizon.DaySpend, error) {
+	return core.Spend{DataDir: "testdata/home", DayCeiling: 2}.Days(now, days)
+}
+
+func supervisor() *horizon.SupervisorState {
+	return &horizon.SupervisorState{ID: "supervisor-app", Repo: "/src/app", Base: "main", Status: "running", Autonomy: horizon.AutonomySemi,
+		Queue: horizon.Queue{Entries: []horizon.QueueEntry{{ID: "q1", Kind: "goal", Goal: "Write the docs"}}}}
+}
+
+func (f *fakeCore) Supervisors(context.Context) ([]horizon.SupervisorState, error) {
+	return []horizon.SupervisorState{*supervisor()}, nil
+}
+
+func (f *fakeCore) supervised(repo string) error {
+	if repo != "/src/app" {
+		return &core.SupervisorNotFoundError{ID: "supervisor-other"}
+	}
+	return nil
+}
+
+func (f *fakeCore) Queue(_ context.Context, repo string) ([]core.QueueView, error) {
+	if err := f.supervised(repo); err != nil {
+		return nil, err
+	}
+	return core.QueueOf(supervisor()), nil
+}
+
+func (f *fakeCore) Roadmap(_ context.Context, repo string) (*core.RoadmapView, error) {
+	if err := f.supervised(repo); err != nil {
+		return nil, err
+	}
+	return &core.RoadmapView{RoadmapRef: horizon.RoadmapRef{File: "ROADMAP.md", Items: []horizon.ItemStatus{}}, Found: true, Base: "main"}, nil
+}
+
+func (f *fakeCore) Start(_ context.Context, r StartRequest) (*Started, error) {
+	f.calls = append(f.calls, fmt.Sprintf("start %s %q %s", r.Repo, r.Goal, r.Autonomy))
+	if r.Repo != "/src/app" {
+		return nil, &InputError{Err: fmt.Errorf("%s is not a git repository", r.Repo)}
+	}
+	return &Started{RunID: "run-20260303-180000-ffffff"}, nil
+}
+
+func (f *fakeCore) verb(op, id string) (*horizon.RunState, error) {
+	f.calls = append(f.calls, op+" "+id)
+	if err := f.refuse(op, id); err != nil {
+		return nil, err
+	}
+	return waitingRun(), nil
+}
+
+func (f *fakeCore) Approve(_ context.Context, id, subject, note string) (*horizon.RunState, error) {
+	if subject != "" && subject != "m2" {
+		f.calls = append(f.calls, "approve "+id)
+		return nil, &core.RefusedError{Op: "approve", ID: id, Reason: fmt.Sprintf("waiting at milestone m2, not %s", subject)}
+	}
+	s, err := f.verb("approve", id)
+	if s != nil {
+		s.Waiting, s.Phase = nil, horizon.PhaseWorking
+	}
+	return s, err
+}
+
+func (f *fakeCore) Unblock(_ context.Context, id, feature, note string) (*horizon.RunState, error) {
+	return f.verb("unblock "+feature+" "+note, id)
+}
+
+func (f *fakeCore) Pause(_ context.Context, id string) (*horizon.RunState, error) {
+	return f.verb("pause", id)
+}
+
+func (f *fakeCore) Resume(_ context.Context, id string) (*horizon.RunState, error) {
+	return f.verb("resume", id)
+}
+
+func (f *fakeCore) SetCeiling(_ context.Context, id string, usd float64, day bool) (*horizon.RunState, error) {
+	return f.verb(fmt.Sprintf("ceiling %.2f %v", usd, day), id)
+}
+
+func (f *fakeCore) Cancel(_ context.Context, id string) error {
+	_, err := f.verb("cancel", id)
+	return err
+}
+
+func (f *fakeCore) SupervisorStart(_ context.Context, repo, autonomy string) (*horizon.SupervisorState, error) {
+	f.calls = append(f.calls, "supervisor start "+repo+" "+autonomy)
+	return supervisor(), nil
+}
+
+func (f *fakeCore) SupervisorStop(_ context.Context, repo string) (*horizon.SupervisorState, error) {
+	f.calls = append(f.calls, "supervisor stop "+repo)
+	if err := f.supervised(repo); err != nil {
+		return nil, err
+	}
+	s := supervisor()
+	s.Status = "stopped"
+	return s, nil
+}
+
+func (f *fakeCore) QueueAdd(_ context.Context, repo string, e horizon.QueueEntry) (*horizon.QueueEntry, error) {
+	f.calls = append(f.calls, fmt.Sprintf("queue add %s %q %s %s", repo, e.Goal, e.Autonomy, e.BudgetTime))
+	if err := f.supervised(repo); err != nil {
+		return nil, err
+	}
+	e.ID, e.Kind = "q2", "goal"
+	return &e, nil
+}
+
+func (f *fakeCore) QueueRemove(_ context.Context, repo, id string) (*horizon.SupervisorState, error) {
+	f.calls = append(f.calls, "queue rm "+repo+" "+id)
+	if id != "q1" {
+		return nil, &core.RefusedError{Op: "queue-rm", ID: "supervisor-app", Reason: "no queue entry " + id}
+	}
+	s := supervisor()
+	s.Queue.Entries = nil
+	return s, nil
+}
+
+func (f *fakeCore) QueueMove(_ context.Context, repo, id string) (*horizon.SupervisorState, error) {
+	f.calls = append(f.calls, "queue move "+repo+" "+id)
+	return supervisor(), nil
+}
