@@ -136,7 +136,7 @@ func (b consoleBackend) Run(ctx context.Context, id string) (console.RunDetail, 
 	if err != nil {
 		return console.RunDetail{}, err
 	}
-	return console.RunDetail{State: s, Live: live}, nil
+	return console.RunDetail{State: s, Live: live, Advice: console.NotesOf(s)}, nil
 }
 
 func (b consoleBackend) Approve(ctx context.Context, id, subject, note string) (*horizon.RunState, error) {

@@ -117,6 +117,10 @@ function attemptLine(a) {
   const bits = ["#" + a.n, a.tier, a.applier, a.outcome];
   if (a.gate) bits.push("gate " + a.gate.verdict + (a.gate.receipt_id ? " " + a.gate.receipt_id : ""));
   if (a.audit) bits.push("audit " + a.audit.verdict);
+  // What the advisor's watchdog gave the worker: the notes that reached
+  // it; the rest (refuted, suppressed, failed) is in the run's JSON.
+  const reached = (a.advice || []).filter((r) => r.verdict === "delivered" || r.verdict === "downgraded");
+  if (reached.length) bits.push("advisor " + reached.map((r) => r.delivered + ": " + r.note).join("; "));
   bits.push(money(a.usage && a.usage.cost));
   return bits.filter(Boolean).join(" · ");
 }
