@@ -53,6 +53,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // ContinuationPrompt is sent to a resumed session whose last turn did not
@@ -337,83 +339,124 @@ func (s *Server) RunSession(ctx context.Context, req SessionRequest, onProgress 
 	if err := req.check(); err != nil {
 		return SessionResult{}, err
 	}
-	dir := req.Directory
-	log := s.log.With().Str("Agent", req.Agent).Str("Model", req.Model).Str("Directory", dir).Logger()
+	log := s.log.With().Str("Agent", req.Agent).Str("Model", req.Model).Str("Directory", req.Directory).Logger()
+	t, err := s.openTurn(ctx, req, log, onProgress)
+	if err != nil || t.done != nil {
+		if t.done != nil {
+			return *t.done, nil
+		}
+		return SessionResult{SessionID: t.sid, Resumed: t.resumed}, err
+	}
+	log = log.With().Str("Session", t.sid).Logger()
+	msgs, r, err := s.awaitTurn(ctx, req, t, log, onProgress)
+	if err != nil {
+		return SessionResult{SessionID: t.sid, Resumed: t.resumed, Asked: r.asked}, err
+	}
+	res := s.finishTurn(ctx, req.Directory, t, msgs, log)
+	res.Asked = r.asked
+	onProgress(Progress{SessionID: t.sid, Phase: "done", Usage: res.Usage})
+	log.Info().Int("Messages", res.Messages).Str("Finish", res.Finish).Float64("Cost", res.Usage.Cost).
+		Int64("Input", res.Usage.Input).Int64("Output", res.Usage.Output).Msg("session turn finished")
+	return res, nil
+}
 
-	var (
-		sid        string
-		resumed    bool
-		prompt     = req.Prompt
-		needPrompt = true
-		baseline   int // index of the first message of the awaited turn
-		usageFrom  = -1
-	)
+// turn is what RunSession waits for: the session, whether it continues
+// one, the prompt to send (if any) and where in the session's messages
+// the awaited turn and the usage it counts begin. done is set when a
+// resumed session had already finished the turn.
+type turn struct {
+	sid        string
+	resumed    bool
+	prompt     string
+	needPrompt bool
+	baseline   int // index of the first message of the awaited turn
+	usageFrom  int // -1: from the baseline (0 for a resumed session)
+	done       *SessionResult
+}
+
+// openTurn finds the session to continue (req.ResumeSessionID, if it
+// still exists) and what it still needs, or creates a new one.
+func (s *Server) openTurn(ctx context.Context, req SessionRequest, log zerolog.Logger, onProgress func(Progress)) (turn, error) {
+	t := turn{prompt: req.Prompt, needPrompt: true, usageFrom: -1}
+	dir := req.Directory
 	if req.ResumeSessionID != "" {
 		_, err := s.getSession(ctx, dir, req.ResumeSessionID)
 		switch {
 		case err == nil:
-			sid, resumed = req.ResumeSessionID, true
+			t.sid, t.resumed = req.ResumeSessionID, true
+			return s.resumeTurn(ctx, req, t, log.With().Str("Session", t.sid).Logger(), onProgress)
 		case IsNotFound(err):
 			log.Warn().Str("Session", req.ResumeSessionID).Msg("session to resume is gone; starting a new one")
 		default:
-			return SessionResult{}, fmt.Errorf("resume session %s: %w", req.ResumeSessionID, err)
+			return t, fmt.Errorf("resume session %s: %w", req.ResumeSessionID, err)
 		}
 	}
-	if resumed {
-		log = log.With().Str("Session", sid).Logger()
-		onProgress(Progress{SessionID: sid, Phase: "resumed"})
-		msgs, err := s.messages(ctx, dir, sid, 0)
-		if err != nil {
-			return SessionResult{SessionID: sid, Resumed: true}, fmt.Errorf("resume session %s: %w", sid, err)
-		}
-		msgs = withoutNotes(msgs)
-		st, err := s.status(ctx, dir, sid)
-		if err != nil {
-			return SessionResult{SessionID: sid, Resumed: true}, fmt.Errorf("resume session %s: %w", sid, err)
-		}
-		lastUser := lastUserIndex(msgs)
-		turn := -1
-		if req.Turn != "" {
-			turn = userIndexWith(msgs, req.Turn)
-			usageFrom = max(turn, 0)
-		}
-		switch {
-		case req.Turn != "" && turn < 0:
-			resumed, baseline, usageFrom = false, len(msgs), len(msgs)
-			log.Info().Str("Turn", req.Turn).Msg("session's next turn")
-		case st.Type != "idle":
-			needPrompt, baseline = false, max(lastUser, 0)
-			log.Info().Str("Status", st.Type).Msg("resumed session is still running; waiting for it")
-		case lastUser < 0:
-			baseline = len(msgs) // the prompt never landed: send it now
-			log.Info().Msg("resumed session has no prompt yet; sending it")
-		case turnOutcome(msgs, lastUser) == turnFinished && finalText(msgs, lastUser) != "":
-			res := buildResult(sid, msgs, lastUser, max(usageFrom, 0))
-			res.Resumed = true
-			log.Info().Msg("resumed session had already finished; returning its result")
-			onProgress(Progress{SessionID: sid, Phase: "done", Usage: res.Usage})
-			return res, nil
-		default:
-			prompt, baseline = ContinuationPrompt, len(msgs)
-			log.Info().Int("Messages", len(msgs)).Msg("resumed session was interrupted; asking it to continue")
-		}
-	} else {
-		if err := s.ValidateModel(ctx, dir, req.Model); err != nil {
-			return SessionResult{}, err
-		}
-		title := req.Title
-		if title == "" {
-			title = "horizon " + req.Agent
-		}
-		sess, err := s.createSession(ctx, dir, title)
-		if err != nil {
-			return SessionResult{}, fmt.Errorf("create session: %w", err)
-		}
-		sid = sess.ID
-		log = log.With().Str("Session", sid).Logger()
-		onProgress(Progress{SessionID: sid, Phase: "created"})
+	if err := s.ValidateModel(ctx, dir, req.Model); err != nil {
+		return t, err
 	}
+	title := req.Title
+	if title == "" {
+		title = "horizon " + req.Agent
+	}
+	sess, err := s.createSession(ctx, dir, title)
+	if err != nil {
+		return t, fmt.Errorf("create session: %w", err)
+	}
+	t.sid = sess.ID
+	onProgress(Progress{SessionID: t.sid, Phase: "created"})
+	return t, nil
+}
 
+// resumeTurn reads a session being continued and decides what the turn
+// needs: its next turn (req.Turn not in it yet), waiting for a turn still
+// running, the prompt that never landed, nothing (the turn finished:
+// t.done), or a nudge to continue an interrupted turn.
+func (s *Server) resumeTurn(ctx context.Context, req SessionRequest, t turn, log zerolog.Logger, onProgress func(Progress)) (turn, error) {
+	dir, sid := req.Directory, t.sid
+	onProgress(Progress{SessionID: sid, Phase: "resumed"})
+	msgs, err := s.messages(ctx, dir, sid, 0)
+	if err != nil {
+		return t, fmt.Errorf("resume session %s: %w", sid, err)
+	}
+	msgs = withoutNotes(msgs)
+	st, err := s.status(ctx, dir, sid)
+	if err != nil {
+		return t, fmt.Errorf("resume session %s: %w", sid, err)
+	}
+	lastUser := lastUserIndex(msgs)
+	at := -1
+	if req.Turn != "" {
+		at = userIndexWith(msgs, req.Turn)
+		t.usageFrom = max(at, 0)
+	}
+	switch {
+	case req.Turn != "" && at < 0:
+		t.resumed, t.baseline, t.usageFrom = false, len(msgs), len(msgs)
+		log.Info().Str("Turn", req.Turn).Msg("session's next turn")
+	case st.Type != "idle":
+		t.needPrompt, t.baseline = false, max(lastUser, 0)
+		log.Info().Str("Status", st.Type).Msg("resumed session is still running; waiting for it")
+	case lastUser < 0:
+		t.baseline = len(msgs) // the prompt never landed: send it now
+		log.Info().Msg("resumed session has no prompt yet; sending it")
+	case turnOutcome(msgs, lastUser) == turnFinished && finalText(msgs, lastUser) != "":
+		res := buildResult(sid, msgs, lastUser, max(t.usageFrom, 0))
+		res.Resumed = true
+		log.Info().Msg("resumed session had already finished; returning its result")
+		onProgress(Progress{SessionID: sid, Phase: "done", Usage: res.Usage})
+		t.done = &res
+	default:
+		t.prompt, t.baseline = ContinuationPrompt, len(msgs)
+		log.Info().Int("Messages", len(msgs)).Msg("resumed session was interrupted; asking it to continue")
+	}
+	return t, nil
+}
+
+// awaitTurn follows the session's events, sends the turn's prompt if it
+// needs one and waits until the turn is over. A caller that gives up
+// aborts the session.
+func (s *Server) awaitTurn(ctx context.Context, req SessionRequest, t turn, log zerolog.Logger, onProgress func(Progress)) ([]ocMessage, *sessionRun, error) {
+	dir, sid := req.Directory, t.sid
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	w := s.watch(wctx, dir, sid)
@@ -424,40 +467,46 @@ func (s *Server) RunSession(ctx context.Context, req SessionRequest, onProgress 
 	case <-ctx.Done():
 	}
 
-	r := &sessionRun{s: s, dir: dir, sid: sid, w: w, onProgress: onProgress, baseline: baseline, answered: map[string]bool{}, lastRetry: -1}
-	result := func() SessionResult { return SessionResult{SessionID: sid, Resumed: resumed, Asked: r.asked} }
-	if needPrompt && ctx.Err() == nil {
-		if err := s.promptAsync(ctx, dir, sid, req.Agent, req.Model, prompt); err != nil {
+	r := &sessionRun{s: s, dir: dir, sid: sid, w: w, onProgress: onProgress, baseline: t.baseline, answered: map[string]bool{}, lastRetry: -1}
+	if t.needPrompt && ctx.Err() == nil {
+		if err := s.promptAsync(ctx, dir, sid, req.Agent, req.Model, t.prompt); err != nil {
 			if ctx.Err() == nil {
-				return result(), fmt.Errorf("prompt session %s: %w", sid, err)
+				return nil, r, fmt.Errorf("prompt session %s: %w", sid, err)
 			}
 		} else {
 			onProgress(Progress{SessionID: sid, Phase: "prompted"})
 		}
 	}
 	msgs, err := r.await(ctx)
-	if err != nil {
-		if ctx.Err() != nil {
-			actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			if aerr := s.Abort(actx, dir, sid); aerr != nil {
-				log.Warn().Err(aerr).Msg("abort after cancellation failed")
-			} else {
-				log.Info().Msg("session aborted: the caller gave up")
-			}
-			return result(), ctx.Err()
-		}
-		return result(), err
+	if err == nil {
+		return msgs, r, nil
 	}
+	if ctx.Err() == nil {
+		return nil, r, err
+	}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if aerr := s.Abort(actx, dir, sid); aerr != nil {
+		log.Warn().Err(aerr).Msg("abort after cancellation failed")
+	} else {
+		log.Info().Msg("session aborted: the caller gave up")
+	}
+	return nil, r, ctx.Err()
+}
+
+// finishTurn builds the turn's result: its final text and usage, with
+// the child sessions it delegated to counted in.
+func (s *Server) finishTurn(ctx context.Context, dir string, t turn, msgs []ocMessage, log zerolog.Logger) SessionResult {
+	usageFrom := t.usageFrom
 	if usageFrom < 0 {
-		usageFrom = baseline
-		if resumed {
+		usageFrom = t.baseline
+		if t.resumed {
 			usageFrom = 0
 		}
 	}
-	res := buildResult(sid, msgs, baseline, usageFrom)
-	res.Resumed, res.Asked = resumed, r.asked
-	if kids, err := s.children(ctx, dir, sid, turnStart(msgs, usageFrom)); err != nil {
+	res := buildResult(t.sid, msgs, t.baseline, usageFrom)
+	res.Resumed = t.resumed
+	if kids, err := s.children(ctx, dir, t.sid, turnStart(msgs, usageFrom)); err != nil {
 		log.Warn().Err(err).Msg("child sessions not counted")
 	} else {
 		res.Children = kids
@@ -465,10 +514,7 @@ func (s *Server) RunSession(ctx context.Context, req SessionRequest, onProgress 
 			res.Usage.plus(k.Usage)
 		}
 	}
-	onProgress(Progress{SessionID: sid, Phase: "done", Usage: res.Usage})
-	log.Info().Int("Messages", res.Messages).Str("Finish", res.Finish).Float64("Cost", res.Usage.Cost).
-		Int64("Input", res.Usage.Input).Int64("Output", res.Usage.Output).Msg("session turn finished")
-	return res, nil
+	return res
 }
 
 // sessionRun is the state of one RunSession's wait.
