@@ -113,6 +113,11 @@ function drawRuns(rows) {
   if (!selected && rows.length) select(rows[0].id, true);
 }
 
+// count is "1 attempt", "2 attempts".
+function count(n, word) {
+  return n + " " + word + (n === 1 ? "" : "s");
+}
+
 function attemptLine(a) {
   const bits = ["#" + a.n, a.tier, a.applier, a.outcome];
   if (a.gate) bits.push("gate " + a.gate.verdict + (a.gate.receipt_id ? " " + a.gate.receipt_id : ""));
@@ -156,7 +161,7 @@ function drawRun(v) {
       const cost = (f.attempts || []).reduce((t, a) => t + ((a.usage && a.usage.cost) || 0), 0);
       const li = el("li", { "data-feature": f.id },
         el("b", {}, f.id), " ", f.title, " · ", el("span", { class: "status " + f.status }, f.status),
-        " · ", (f.attempts || []).length, " attempts · ", money(cost));
+        " · ", count((f.attempts || []).length, "attempt"), " · ", money(cost));
       if (f.blocker) li.append(" · blocker ", f.blocker.type, ": ", f.blocker.evidence, " ",
         el("button", { "data-action": "unblock", onclick: () => unblock(s.run_id, f.id) }, "Unblock…"));
       const at = el("ul", { class: "attempts" }, (f.attempts || []).map((a) => el("li", {}, attemptLine(a))));
@@ -166,7 +171,7 @@ function drawRun(v) {
     plan.append(el("li", { "data-milestone": m.id }, el("b", {}, m.id), " ", m.title, " [", el("span", { class: "status " + m.status }, m.status), "]", fl));
   }
   if (!ms.length) {
-    for (const f of v.features || []) plan.append(el("li", { "data-feature": f.feature }, f.title, " · ", f.status, " · ", f.attempts, " attempts · ", money(f.cost)));
+    for (const f of v.features || []) plan.append(el("li", { "data-feature": f.feature }, f.title, " · ", f.status, " · ", count(f.attempts, "attempt"), " · ", money(f.cost)));
   }
 }
 
