@@ -259,3 +259,8 @@ func needsE2E(t *testing.T) {
 		t.Parallel()
 	}
 }
+
+// endedWithHandoff is a run that has ended and written its handoff: the
+// status query reads terminal from the moment the run's outcome is
+// decided, a moment before the handoff activity has returned its path.
+func endedWithHandoff(s horizon.RunState) bool { return s.Status.Terminal() && s.Handoff != "" }

@@ -150,7 +150,7 @@ func TestNotifyPlannedRunEvents(t *testing.T) {
 	o, code = w.run(ctx, "approve", id, "--subject", "m2")
 	require.Equal(t, 0, code, o)
 
-	final := w.waitStatus(id, 6*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() })
+	final := w.waitStatus(id, 6*time.Minute, endedWithHandoff)
 	require.Equal(t, horizon.StatusCompleted, final.Status, final.Reason)
 	ended := h.wait(t, notify.RunEnded, 30*time.Second)
 	require.Contains(t, ended.Text, "completed")

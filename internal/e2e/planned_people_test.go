@@ -165,7 +165,7 @@ func TestPlannedRunPeopleInTheLoop(t *testing.T) {
 	require.Equal(t, 0, code, o)
 
 	// 3. f3 fails three times and is decomposed; its parts and f4 are accepted.
-	final := w.waitStatus(id, 6*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() })
+	final := w.waitStatus(id, 6*time.Minute, endedWithHandoff)
 	require.Equal(t, horizon.StatusCompleted, final.Status, final.Reason)
 	t.Logf("planned run with people in the loop took %s", time.Since(started).Round(time.Second))
 

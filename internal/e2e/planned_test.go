@@ -674,7 +674,7 @@ func TestPlannedRunCrashAcrossContinueAsNewAndFeatureBoundary(t *testing.T) {
 	t.Logf("crash 3: killed the daemon in f3's worker session (run started %s ago)", killed.Sub(started).Round(time.Second))
 	resume()
 
-	final := w.waitStatus(id, 5*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() })
+	final := w.waitStatus(id, 5*time.Minute, endedWithHandoff)
 	require.Equal(t, horizon.StatusCompleted, final.Status, "%s: %s", final.Status, final.Reason)
 	t.Logf("planned run with three crashes took %s", time.Since(started).Round(time.Second))
 
