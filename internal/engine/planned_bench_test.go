@@ -25,6 +25,7 @@ import (
 
 	"github.com/horizon/horizon/activities"
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/pgtest"
 	"github.com/horizon/horizon/workflows"
 )
 
@@ -55,18 +56,29 @@ func BenchmarkPlannedRun(b *testing.B) {
 		{"one-history", 0},   // the default: Temporal decides (20 features fit one history)
 		{"5-per-history", 5}, // run.features_per_history: 5 → four histories
 	} {
-		b.Run(tc.name, func(b *testing.B) { benchPlanned(b, tc.perHistory) })
+		b.Run(tc.name, func(b *testing.B) {
+			benchPlanned(b, tc.perHistory, Options{DBPath: filepath.Join(b.TempDir(), "temporal.db")})
+		})
 	}
 }
 
-func benchPlanned(b *testing.B, perHistory int) {
+// BenchmarkPlannedRunPostgres is BenchmarkPlannedRun's default case (one
+// history) on an engine kept in PostgreSQL (a throw-away local cluster,
+// fsync off: a floor, not a production figure); the same code path, for
+// the overhead per feature of the two stores side by side.
+func BenchmarkPlannedRunPostgres(b *testing.B) {
+	pg := pgtest.Start(b)
+	benchPlanned(b, 0, Options{DBPath: filepath.Join(b.TempDir(), "temporal.db"), Postgres: &Postgres{DSN: pg.DSN("temporal")}})
+}
+
+func benchPlanned(b *testing.B, perHistory int, o Options) {
 	// The peak is this sub-benchmark's: give back what the previous one
 	// left, then restart the high-water mark from the current RSS.
 	debug.FreeOSMemory()
 	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 
 	repo, base := benchRepo(b)
-	e, c := startWith(b, Options{DBPath: filepath.Join(b.TempDir(), "temporal.db")})
+	e, c := startWith(b, o)
 	defer e.Stop()
 	defer c.Close()
 
@@ -76,14 +88,8 @@ func benchPlanned(b *testing.B, perHistory int) {
 		MaxConcurrentActivityExecutionSize: 8, // as the daemon
 		Interceptors:                       []interceptor.WorkerInterceptor{timer},
 	})
-	w.RegisterWorkflowWithOptions(workflows.RunWorkflow, workflow.RegisterOptions{Name: workflows.RunWorkflowName})
-	w.RegisterWorkflowWithOptions(workflows.FeatureWorkflow, workflow.RegisterOptions{Name: workflows.FeatureWorkflowName})
-	w.RegisterActivityWithOptions(&activities.Activities{Home: b.TempDir(), Logger: zerolog.Nop()}, activity.RegisterOptions{})
-	// The fake agent replaces the struct's sessions and preflight (which
-	// would start OpenCode and read the leaderboard).
 	agent := &fakeAgent{plans: map[string]horizon.PlanBlock{}}
-	w.RegisterActivityWithOptions(agent.Preflight, activity.RegisterOptions{Name: "Preflight", DisableAlreadyRegisteredCheck: true})
-	w.RegisterActivityWithOptions(agent.AgentSession, activity.RegisterOptions{Name: "AgentSession", DisableAlreadyRegisteredCheck: true})
+	registerPlanned(w, b.TempDir(), agent)
 	require.NoError(b, w.Start())
 	defer w.Stop()
 
@@ -145,23 +151,56 @@ func benchPlanned(b *testing.B, perHistory int) {
 	b.Logf("BENCH peak RSS of the process (engine + worker, VmHWM): %.0f MiB", peak)
 }
 
+// registerPlanned registers on w what a horizon worker runs for a planned
+// run, with agent's fake sessions and preflight in place of the struct's
+// (which would start OpenCode and read the leaderboard).
+func registerPlanned(w worker.Worker, home string, agent *fakeAgent) {
+	w.RegisterWorkflowWithOptions(workflows.RunWorkflow, workflow.RegisterOptions{Name: workflows.RunWorkflowName})
+	w.RegisterWorkflowWithOptions(workflows.FeatureWorkflow, workflow.RegisterOptions{Name: workflows.FeatureWorkflowName})
+	w.RegisterActivityWithOptions(&activities.Activities{Home: home, Logger: zerolog.Nop()}, activity.RegisterOptions{})
+	w.RegisterActivityWithOptions(agent.Preflight, activity.RegisterOptions{Name: "Preflight", DisableAlreadyRegisteredCheck: true})
+	w.RegisterActivityWithOptions(agent.AgentSession, activity.RegisterOptions{Name: "AgentSession", DisableAlreadyRegisteredCheck: true})
+}
+
 // runPlanned runs a planned run to its end and checks that every feature
 // was accepted and landed as one commit on the integration branch. It
 // returns the run's first run ID (Get follows continue-as-new).
 func runPlanned(tb testing.TB, c client.Client, queue string, in workflows.RunInput, repo, base string, features int) (firstRunID string) {
 	tb.Helper()
+	firstRunID, err := planned(c, queue, in, repo, base, features)
+	require.NoError(tb, err)
+	return firstRunID
+}
+
+// planned is runPlanned returning its failure, for use off the test's
+// goroutine.
+func planned(c client.Client, queue string, in workflows.RunInput, repo, base string, features int) (firstRunID string, err error) {
 	ctx := context.Background()
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: in.RunID, TaskQueue: queue}, workflows.RunWorkflowName, in)
-	require.NoError(tb, err)
+	if err != nil {
+		return "", err
+	}
 	firstRunID = run.GetRunID()
 	var st horizon.RunState
-	require.NoError(tb, run.Get(ctx, &st), "planned run %s", in.RunID)
-	require.Equal(tb, horizon.StatusCompleted, st.Status, st.Reason)
-	require.NotNil(tb, st.Plan)
-	require.Equal(tb, features, st.Plan.Counts().Accepted, "features accepted")
-	n := runGit(tb, repo, "rev-list", "--count", base+"..refs/heads/"+horizon.IntegrationBranch(in.RunID))
-	require.Equal(tb, strconv.Itoa(features), n, "commits on the integration branch")
-	return firstRunID
+	if err := run.Get(ctx, &st); err != nil {
+		return "", fmt.Errorf("planned run %s: %w", in.RunID, err)
+	}
+	if st.Status != horizon.StatusCompleted {
+		return "", fmt.Errorf("planned run %s: %s (%s)", in.RunID, st.Status, st.Reason)
+	}
+	if st.Plan == nil || st.Plan.Counts().Accepted != features {
+		return "", fmt.Errorf("planned run %s: not every one of its %d features accepted", in.RunID, features)
+	}
+	cmd := exec.Command("git", "rev-list", "--count", base+"..refs/heads/"+horizon.IntegrationBranch(in.RunID))
+	cmd.Dir = repo
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("git rev-list: %w: %s", err, out)
+	}
+	if n := strings.TrimSpace(string(out)); n != strconv.Itoa(features) {
+		return "", fmt.Errorf("planned run %s: %s commits on the integration branch, want %d", in.RunID, n, features)
+	}
+	return firstRunID, nil
 }
 
 type historyCount struct {
@@ -268,12 +307,14 @@ func (a *timedActivity) ExecuteActivity(ctx context.Context, in *interceptor.Exe
 	return res, err
 }
 
-// fakeAgent answers preflight and agent sessions at once: the lead plans
-// the run's plan, the worker writes one file in its lane (so the feature
-// has a change to commit), the auditor accepts.
+// fakeAgent answers preflight and agent sessions, at once or after delay:
+// the lead plans the run's plan, the worker writes one file in its lane
+// (so the feature has a change to commit), the auditor accepts.
 type fakeAgent struct {
 	mu    sync.Mutex
 	plans map[string]horizon.PlanBlock // by run ID
+	// delay is how long every session takes (holding its worker slot).
+	delay time.Duration
 }
 
 func (f *fakeAgent) set(runID string, p horizon.PlanBlock) {
@@ -287,6 +328,13 @@ func (f *fakeAgent) Preflight(ctx context.Context, in activities.PreflightInput)
 }
 
 func (f *fakeAgent) AgentSession(ctx context.Context, in activities.SessionInput) (activities.SessionOutput, error) {
+	if f.delay > 0 {
+		select {
+		case <-time.After(f.delay):
+		case <-ctx.Done():
+			return activities.SessionOutput{}, ctx.Err()
+		}
+	}
 	use := horizon.Usage{Input: 100, Output: 10}
 	switch in.Role {
 	case "lead":

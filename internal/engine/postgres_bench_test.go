@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -9,11 +8,12 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
+	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/pgtest"
+	"github.com/horizon/horizon/workflows"
 )
 
 // BenchmarkSequentialActivityPostgres is BenchmarkSequentialActivity on
@@ -36,69 +36,73 @@ func BenchmarkSequentialActivityPostgres(b *testing.B) {
 	b.ReportMetric(float64(time.Since(start).Microseconds())/1000/float64(b.N*per), "ms/activity")
 }
 
-// workStep stands for a step of a run that occupies a worker slot (a gate,
-// a session): 300 ms of waiting, long against the engine's own cost per
-// activity, as real steps are.
-func workStep(context.Context, int) (int, error) {
-	time.Sleep(300 * time.Millisecond)
-	return 1, nil
-}
+// The throughput benchmark's runs: six planned runs of three features,
+// started at once on six repositories; every agent session takes
+// sessionDelay (long against the engine's own cost per activity, as real
+// sessions are), holding its worker slot.
+const (
+	throughputRuns     = 6
+	throughputFeatures = 3
+	sessionDelay       = 300 * time.Millisecond
+	workerSlots        = 2
+)
 
-// workRun is a run of 5 such steps one after another.
-func workRun(ctx workflow.Context) (int, error) {
-	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
-	sum := 0
-	for i := 0; i < 5; i++ {
-		var v int
-		if err := workflow.ExecuteActivity(ctx, workStep, i).Get(ctx, &v); err != nil {
-			return 0, err
-		}
-		sum += v
-	}
-	return sum, nil
-}
-
-// BenchmarkWorkersThroughput reports runs per minute of 12 concurrent runs
-// (5 steps of 300 ms each) on an engine on PostgreSQL, with one worker and
-// with three, each worker running at most 2 steps at a time (what bounds a
-// real worker is its slots: CPU for gates, memory for sessions). The
-// workers are separate SDK clients and workers in this process, as
-// `horizon worker` processes would be on other machines.
+// BenchmarkWorkersThroughput reports features per minute of six
+// concurrent planned runs (3 features each; the real workflows, git, plan
+// artifacts and gate; a fake agent whose every session answers after
+// 300 ms) on an engine on PostgreSQL, with one worker and with three, each
+// worker running at most 2 activities at a time (what bounds a real worker
+// is its slots: CPU for gates, memory for sessions). The workers are
+// separate SDK clients and workers in this process sharing one home, as
+// `horizon worker` processes on other machines share the repositories and
+// the lanes.
 func BenchmarkWorkersThroughput(b *testing.B) {
 	pg := pgtest.Start(b)
 	e, c := startWith(b, Options{DBPath: filepath.Join(b.TempDir(), "temporal.db"), Postgres: &Postgres{DSN: pg.DSN("temporal")}})
 	defer e.Stop()
 	defer c.Close()
+	home := b.TempDir()
+	agent := &fakeAgent{plans: map[string]horizon.PlanBlock{}, delay: sessionDelay}
+	type repoAt struct{ repo, base string }
+	repos := make([]repoAt, throughputRuns)
+	for i := range repos {
+		repos[i].repo, repos[i].base = benchRepo(b)
+	}
+	in := func(runID string, r repoAt, plan horizon.PlanBlock) workflows.RunInput {
+		agent.set(runID, plan)
+		return workflows.RunInput{
+			RunID: runID, Goal: "Build the benchmark's features", Repo: r.repo, BaseRef: "main", BaseCommit: r.base,
+			Model: "fake/m", MaxAttempts: 3, Planned: true, Autonomy: horizon.AutonomyFull,
+		}
+	}
 	for _, n := range []int{1, 3} {
 		b.Run(fmt.Sprintf("%d-workers", n), func(b *testing.B) {
 			queue := fmt.Sprintf("through-%d", n)
+			timer := &activityTimer{spent: map[string]time.Duration{}, calls: map[string]int{}}
 			for i := 0; i < n; i++ {
 				wc := dialToken(b, e)
 				defer wc.Close()
-				w := worker.New(wc, queue, worker.Options{MaxConcurrentActivityExecutionSize: 2})
-				w.RegisterWorkflow(workRun)
-				w.RegisterActivity(workStep)
+				w := worker.New(wc, queue, worker.Options{
+					MaxConcurrentActivityExecutionSize: workerSlots,
+					Interceptors:                       []interceptor.WorkerInterceptor{timer},
+				})
+				registerPlanned(w, home, agent)
 				require.NoError(b, w.Start())
 				defer w.Stop()
 			}
-			const runs = 12
+			// One small run first, as in BenchmarkPlannedRun.
+			runPlanned(b, c, queue, in(fmt.Sprintf("warmup-%dw", n), repos[0], benchPlan(1, 1)), repos[0].repo, repos[0].base, 1)
+			timer.reset()
 			b.ResetTimer()
 			start := time.Now()
 			for i := 0; i < b.N; i++ {
 				var wg sync.WaitGroup
-				errs := make(chan error, runs)
-				for r := 0; r < runs; r++ {
+				errs := make(chan error, len(repos))
+				for r, at := range repos {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						run, err := c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{TaskQueue: queue}, workRun)
-						if err == nil {
-							var sum int
-							err = run.Get(context.Background(), &sum)
-							if err == nil && sum != 5 {
-								err = fmt.Errorf("run did %d steps, want 5", sum)
-							}
-						}
+						_, err := planned(c, queue, in(fmt.Sprintf("through-%dw-%d-%d", n, i, r), at, benchPlan(1, throughputFeatures)), at.repo, at.base, throughputFeatures)
 						errs <- err
 					}()
 				}
@@ -108,9 +112,21 @@ func BenchmarkWorkersThroughput(b *testing.B) {
 					require.NoError(b, err)
 				}
 			}
-			perMin := float64(b.N*runs) / time.Since(start).Minutes()
-			b.ReportMetric(perMin, "runs/min")
-			b.Logf("BENCH %d worker(s), 2 slots each: %.0f runs/min (12 concurrent runs of 5 × 300 ms steps)", n, perMin)
+			elapsed := time.Since(start)
+			b.StopTimer()
+			features := b.N * throughputRuns * throughputFeatures
+			perMin := float64(features) / elapsed.Minutes()
+			spent, calls := timer.snapshot()
+			var busy time.Duration
+			for _, d := range spent {
+				busy += d
+			}
+			// The slots' ceiling: every activity's time spread over all
+			// slots, with nothing else in the way.
+			ceiling := float64(features) / (busy.Minutes() / float64(n*workerSlots))
+			b.ReportMetric(perMin, "features/min")
+			b.Logf("BENCH %d worker(s), %d slots each: %.0f features/min (%d concurrent planned runs of %d features, sessions of %s; %.1f s wall, %d sessions, %.1f s of activity time: the slots' ceiling is %.0f features/min)",
+				n, workerSlots, perMin, throughputRuns, throughputFeatures, sessionDelay, elapsed.Seconds(), calls["AgentSession"]/b.N, busy.Seconds()/float64(b.N), ceiling)
 		})
 	}
 }
