@@ -94,16 +94,7 @@ func (tm *term) waitScreen(timeout time.Duration, texts ...string) string {
 // prints the same once as text.
 func TestConsoleApprovesAWaitingRun(t *testing.T) {
 	needsE2E(t)
-	w := plannedWorld(t, toolsScript(t))
-	repo, _ := toolsRepo(t)
-
-	out, code := w.stdout("start", "--detach", "--autonomy", "semi", "--repo", repo, "--model", demo.Model, toolsGoal)
-	require.Equal(t, 0, code, out)
-	id := strings.TrimSpace(out)
-	require.Regexp(t, runIDRe, id)
-	s := w.waitStatus(id, 4*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() || s.Waiting != nil })
-	require.NotNil(t, s.Waiting, "%s: %s", s.Status, s.Reason)
-	require.Equal(t, "m2", s.Waiting.Subject)
+	w, id := waitingAtMilestone2(t)
 	short := id[strings.LastIndex(id, "-")+1:]
 
 	tm := newTerm(t, w, horizonBin, "console")
@@ -148,4 +139,21 @@ func TestConsoleApprovesAWaitingRun(t *testing.T) {
 	require.Contains(t, plain, "NEEDS YOU (0)\n  nothing waits for you")
 	require.Contains(t, plain, "RUN "+id+"\n")
 	require.Contains(t, plain, "f4 Add lib/double.sh · accepted")
+}
+
+// waitingAtMilestone2 starts a planned run of the tools goal under semi
+// autonomy and returns once it waits for approval before milestone m2
+// (the console's and the dashboard's approve tests start from there).
+func waitingAtMilestone2(t *testing.T) (*world, string) {
+	t.Helper()
+	w := plannedWorld(t, toolsScript(t))
+	repo, _ := toolsRepo(t)
+	out, code := w.stdout("start", "--detach", "--autonomy", "semi", "--repo", repo, "--model", demo.Model, toolsGoal)
+	require.Equal(t, 0, code, out)
+	id := strings.TrimSpace(out)
+	require.Regexp(t, runIDRe, id)
+	s := w.waitStatus(id, 4*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() || s.Waiting != nil })
+	require.NotNil(t, s.Waiting, "%s: %s", s.Status, s.Reason)
+	require.Equal(t, "m2", s.Waiting.Subject)
+	return w, id
 }

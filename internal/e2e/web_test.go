@@ -21,7 +21,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/demo"
 )
 
 // webServer is `horizon web --json` running in the world's environment.
@@ -158,16 +157,7 @@ func fixtureSpend(t *testing.T, w *world) map[string]float64 {
 // fixture's ledger.
 func TestWebDashboardApprovesAWaitingRun(t *testing.T) {
 	needsE2E(t)
-	w := plannedWorld(t, toolsScript(t))
-	repo, _ := toolsRepo(t)
-
-	out, code := w.stdout("start", "--detach", "--autonomy", "semi", "--repo", repo, "--model", demo.Model, toolsGoal)
-	require.Equal(t, 0, code, out)
-	id := strings.TrimSpace(out)
-	require.Regexp(t, runIDRe, id)
-	s := w.waitStatus(id, 4*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() || s.Waiting != nil })
-	require.NotNil(t, s.Waiting, "%s: %s", s.Status, s.Reason)
-	require.Equal(t, "m2", s.Waiting.Subject)
+	w, id := waitingAtMilestone2(t)
 	ledger := fixtureSpend(t, w)
 
 	srv := startWeb(t, w)
