@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -91,11 +92,38 @@ type world struct {
 	model *fakemodel.Server
 }
 
+// testPorts hands out loopback ports below the kernel's ephemeral range
+// (32768–60999 on Linux), each once per test process: worlds running in
+// parallel never get the same port, and no ":0" listener of another
+// process (an OpenCode, an engine's internal port) can be given one
+// between its pick here and the daemon's bind.
+var testPorts struct {
+	sync.Mutex
+	next int
+}
+
 func freePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Helper()
+	const low, high = 20000, 32768
+	testPorts.Lock()
+	defer testPorts.Unlock()
+	if testPorts.next == 0 {
+		testPorts.next = low + os.Getpid()%(high-low)
+	}
+	for range high - low {
+		p := testPorts.next
+		if testPorts.next++; testPorts.next >= high {
+			testPorts.next = low
+		}
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			continue
+		}
+		require.NoError(t, l.Close())
+		return p
+	}
+	t.Fatalf("no free loopback port in %d..%d", low, high-1)
+	return 0
 }
 
 func newWorld(t *testing.T, script *fakemodel.Script) *world {
