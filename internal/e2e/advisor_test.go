@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -272,9 +271,7 @@ func TestAdvisorCrashDeliversOnce(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	kill := func() {
-		pid := w.daemonPID()
-		require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
-		require.Eventually(t, func() bool { return !alive(pid) }, 30*time.Second, 50*time.Millisecond)
+		killDaemon(t, w)
 		out, code := w.run(ctx, "resume")
 		require.Equal(t, 0, code, out)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -173,18 +172,7 @@ func TestLoop(t *testing.T) {
 		defer cancel()
 		_, err := w.model.WaitForRequest(ctx, func(r fakemodel.Request) bool { return r.Rule == "crash-hold" && r.Held })
 		require.NoError(t, err)
-		agents := agentPIDs(t, w.home)
-		pid := w.daemonPID()
-		require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
-		require.Eventually(t, func() bool { return !alive(pid) }, 30*time.Second, 50*time.Millisecond)
-		require.Eventually(t, func() bool {
-			for _, p := range agents {
-				if alive(p) {
-					return false
-				}
-			}
-			return true
-		}, 15*time.Second, 100*time.Millisecond, "an agent process outlived the daemon")
+		killDaemon(t, w)
 		out, code := w.run(ctx, "resume")
 		require.Equal(t, 0, code, out)
 

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -126,18 +125,7 @@ func TestTaskSurvivesDaemonCrash(t *testing.T) {
 		return code == 0 && strings.Contains(out, `"tool":"read"`)
 	}, 30*time.Second, 200*time.Millisecond)
 
-	agents := agentPIDs(t, w.home)
-	pid := w.daemonPID()
-	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
-	require.Eventually(t, func() bool { return !alive(pid) }, 30*time.Second, 50*time.Millisecond)
-	require.Eventually(t, func() bool {
-		for _, p := range agents {
-			if alive(p) {
-				return false
-			}
-		}
-		return true
-	}, 15*time.Second, 100*time.Millisecond, "an agent process outlived the daemon")
+	killDaemon(t, w)
 
 	out, code = w.run(ctx, "resume")
 	require.Equal(t, 0, code, out)
