@@ -50,9 +50,12 @@ type LoopInput struct {
 
 // LoopPlan is how the loop runs, fixed by PrepareLoop.
 type LoopPlan struct {
-	Agent  string
-	Model  string // provider/model
-	Paid   bool
+	Agent string
+	Model string // provider/model
+	Paid  bool
+	// Local is the role's best-ranked local model ("" when none): the
+	// spend authority moves a metered loop's turns to it near a ceiling.
+	Local  string
 	Dir    string // the lane
 	Branch string
 	Base   string
@@ -127,6 +130,9 @@ type LoopResult struct {
 	Cost        float64            `json:"cost"`
 	Report      *horizon.Report    `json:"report,omitempty"`
 	Error       string             `json:"error,omitempty"`
+	// Paused, while the loop waits at a spend ceiling, says why and how
+	// to raise it.
+	Paused string `json:"paused,omitempty"`
 }
 
 // loopLaneDir is a loop's worktree, under "_loops": no run has that name,
@@ -163,6 +169,9 @@ func (a *Activities) PrepareLoop(ctx context.Context, in LoopInput) (LoopPlan, e
 		return LoopPlan{}, classifySessionError(fmt.Errorf("prepare loop %s: %w", in.ID, err))
 	}
 	plan := LoopPlan{Agent: AgentWorker, Model: model, Paid: Paid(lb, model), Branch: LoopBranch(in.ID), Base: in.BaseCommit, Dir: a.loopLaneDir(in.ID)}
+	if c, err := lb.ResolveLocal(string(role), connected); err == nil && plan.Paid {
+		plan.Local = c.Route
+	}
 	if c, ok := a.Sessions.(Compactor); ok {
 		if plan.ContextLimit, err = c.ContextLimit(ctx, in.Repo, model); err != nil {
 			return LoopPlan{}, fmt.Errorf("prepare loop %s: %w", in.ID, err)

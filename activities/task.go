@@ -69,6 +69,10 @@ type TaskPlan struct {
 	Agent string // the specialist's OpenCode agent
 	Model string // provider/model
 	Paid  bool   // metered: the session goes through the paid queue
+	// Local is the best-ranked local model of the specialist's role (the
+	// worker's when it has none), "" when none: near a ceiling the spend
+	// authority moves a metered task to it.
+	Local string
 	Dir   string // where the session works: the repository, or the lane
 	// Branch is an editing task's lane branch ("" for a read-only one).
 	Branch string
@@ -235,6 +239,14 @@ func (a *Activities) PrepareTask(ctx context.Context, in TaskInput) (TaskPlan, e
 		model = c.Route
 	}
 	plan := TaskPlan{Agent: specialist.AgentName(sp.Name), Model: model, Paid: Paid(lb, model), Dir: in.Repo}
+	if role := sp.Role; plan.Paid && sp.Model == "" && in.Model == "" {
+		if role == "" {
+			role = string(horizon.RoleWorker)
+		}
+		if c, err := lb.ResolveLocal(role, connected); err == nil {
+			plan.Local = c.Route
+		}
+	}
 	if err := a.checkAgent(ctx, in, plan.Agent); err != nil {
 		return TaskPlan{}, err
 	}

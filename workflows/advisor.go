@@ -33,7 +33,8 @@ func (l *loop) startWatch(ctx workflow.Context, n int, prev *horizon.Attempt, wo
 	if !s.Enabled || workflow.GetVersion(ctx, changeAdvisor, workflow.DefaultVersion, 1) < 1 {
 		return nil
 	}
-	model, why := l.advisorModel()
+	g, why := l.advisorModel()
+	model := g.model
 	c := l.s.state.Current()
 	if model == "" {
 		c.Advice = append(c.Advice, horizon.AdviceRecord{ID: "r0", Verdict: horizon.AdviceFailed, Reason: why})
@@ -48,8 +49,8 @@ func (l *loop) startWatch(ctx workflow.Context, n int, prev *horizon.Attempt, wo
 	}
 	wctx, cancel := workflow.WithCancel(ctx)
 	opts := l.bound(ctx, workflow.ActivityOptions{
-		// The watchdog runs on the run's own queue, never the paid one:
-		// it touches no lane and must not wait for the paid slot.
+		// The watchdog runs beside the session it reviews, on the run's
+		// own queue, never the paid one (grant.start says why).
 		StartToCloseTimeout: l.limits.SessionTimeout + s.Timeout + watchGrace,
 		HeartbeatTimeout:    l.limits.HeartbeatTimeout,
 		Summary:             fmt.Sprintf("advisor · %s · attempt %d · %s", l.job.id, n, model),
@@ -59,30 +60,27 @@ func (l *loop) startWatch(ctx workflow.Context, n int, prev *horizon.Attempt, wo
 			MaximumInterval:    time.Minute,
 		},
 	})
-	f := workflow.ExecuteActivity(workflow.WithActivityOptions(wctx, opts), a.AdvisorWatch, in)
+	f := g.start(wctx, opts, a.AdvisorWatch, in)
 	return &watch{f: f, cancel: cancel, timeout: s.Timeout}
 }
 
-// advisorModel is the watchdog's model: advisor.watchdog_model, else the
-// auditor's (the leaderboard's best analyze model); near a ceiling the
-// local one, or "" with why.
-func (l *loop) advisorModel() (model, why string) {
-	model = l.limits.Advisor.Model
+// advisorModel is the watchdog's grant: advisor.watchdog_model, else the
+// auditor's (the leaderboard's best analyze model), weighed by the spend
+// authority without waiting (authority.beside): near a ceiling the local
+// model that ranks for review, or none with why.
+func (l *loop) advisorModel() (g grant, why string) {
+	model := l.limits.Advisor.Model
 	if model == "" {
 		model = l.setup.Models[horizon.RoleAuditor]
 	}
 	if model == "" {
-		return "", "advisor off: no advisor.watchdog_model and no analyze model"
+		return grant{}, "advisor off: no advisor.watchdog_model and no analyze model"
 	}
-	// The spend rule every metered session follows (nearCeiling), on the
-	// figures the run holds: choosing the watchdog's model waits on nothing.
-	if !l.nearCeiling() {
-		return model, ""
+	g, why = l.authority().beside(horizon.RoleAuditor, model, l.spent())
+	if why != "" {
+		return grant{}, "advisor off: " + why
 	}
-	if local := l.setup.Local[horizon.RoleAuditor]; local != "" {
-		return local, ""
-	}
-	return "", fmt.Sprintf("advisor off: spend is near a ceiling (%g of it) and no local model ranks for review", throttleOf(l.throttleAt))
+	return g, ""
 }
 
 // endWatch waits for the watchdog's last review once the worker's session

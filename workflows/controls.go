@@ -125,3 +125,24 @@ func (c *controls) changed(ctx workflow.Context) (*horizon.RunState, error) {
 	c.s.publish(ctx)
 	return &c.s.state, nil
 }
+
+// registerCeilings registers the status query (phase paused and why,
+// at a ceiling) and the two ceiling updates (set-ceiling, and
+// with --day set-day-ceiling) on a workflow that is not a run but pays
+// for metered calls (a plan, a loop, a task): a pause of the spend
+// authority there ends the same way, with `horizon set-ceiling`.
+func registerCeilings(ctx workflow.Context, s *runStatus) error {
+	c := &controls{s: s}
+	if err := workflow.SetQueryHandler(ctx, QueryStatus, c.status); err != nil {
+		return fmt.Errorf("register status query: %w", err)
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateSetCeiling, c.setCeiling,
+		workflow.UpdateHandlerOptions{Validator: c.validateCeiling}); err != nil {
+		return fmt.Errorf("register set-ceiling update: %w", err)
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateSetDayCeiling, c.setDayCeiling,
+		workflow.UpdateHandlerOptions{Validator: c.validateDayCeiling}); err != nil {
+		return fmt.Errorf("register set-day-ceiling update: %w", err)
+	}
+	return nil
+}

@@ -304,7 +304,7 @@ func (f *featureRun) decompose(ctx workflow.Context, n int, prev *horizon.Attemp
 	}
 	model, queue = ses.model, ses.queue
 	var out activities.SessionOutput
-	if err := execute(ctx, l.bound(ctx, sessionOptions(l.limits, fmt.Sprintf("lead · decompose %s · after attempt %d", feat.ID, n-1), queue)), a.AgentSession, activities.SessionInput{
+	if err := ses.call(ctx, l.bound(ctx, sessionOptions(l.limits, fmt.Sprintf("lead · decompose %s · after attempt %d", feat.ID, n-1), queue)), a.AgentSession, activities.SessionInput{
 		RunID: l.runID, Feature: feat.ID, Attempt: n, Role: horizon.RoleLead, Goal: l.goal, Lane: l.lane.Path, BaseCommit: l.baseCommit,
 		Model: model, Prompt: horizon.DecomposeBrief(l.goal, feat, prev),
 	}, &out); err != nil {

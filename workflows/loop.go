@@ -143,7 +143,7 @@ func (l *loop) change(ctx workflow.Context, n int, prev *horizon.Attempt, p plan
 	}
 	guidance := l.s.state.Current().Guidance
 	if p.routed && p.tier == ladder.T2 {
-		if guidance, err = l.diagnose(ctx, n, prev); err != nil {
+		if guidance, err = l.diagnose(ctx, n, prev, routed(p)); err != nil {
 			return false, err
 		}
 	}
@@ -153,15 +153,16 @@ func (l *loop) change(ctx workflow.Context, n int, prev *horizon.Attempt, p plan
 		RunID: l.runID, Feature: l.job.id, Attempt: n, Role: horizon.RoleWorker, Lane: l.lane.Path, BaseCommit: l.baseCommit,
 		Model: p.model, Prompt: horizon.WorkerBrief(l.job.task, n, l.s.state.MaxAttempts, prev, guidance),
 	}
+	g := routed(p)
 	w := l.startWatch(ctx, n, prev, p.model)
-	err = execute(ctx, opts, a.AgentSession, in, &work)
+	err = g.call(ctx, opts, a.AgentSession, in, &work)
 	if w != nil && l.endWatch(ctx, w, err == nil) {
 		// A blocker woke the worker after its report: the report that
 		// answers it replaces the old one.
 		prior := work
 		in.ResumeSessionID, in.PriorUsage = prior.SessionID, prior.Usage
 		work = activities.SessionOutput{}
-		err = execute(ctx, opts, a.AgentSession, in, &work)
+		err = g.call(ctx, opts, a.AgentSession, in, &work)
 		work.Usage = prior.Usage.Add(work.Usage)
 	}
 	if err != nil {
@@ -238,9 +239,9 @@ func (l *loop) codemods(ctx workflow.Context, n int) error {
 
 // diagnose has the reader tier (text only, no lane writes) say what to
 // change; its text is the worker's guidance.
-func (l *loop) diagnose(ctx workflow.Context, n int, prev *horizon.Attempt) (string, error) {
+func (l *loop) diagnose(ctx workflow.Context, n int, prev *horizon.Attempt, g grant) (string, error) {
 	var d activities.DiagnoseOutput
-	if err := execute(ctx, l.bound(ctx, sessionOptions(l.limits, fmt.Sprintf("reader · %s · attempt %d", l.job.id, n), l.paidQueue)), a.Diagnose, activities.DiagnoseInput{
+	if err := g.call(ctx, l.bound(ctx, sessionOptions(l.limits, fmt.Sprintf("reader · %s · attempt %d", l.job.id, n), g.queue)), a.Diagnose, activities.DiagnoseInput{
 		RunID: l.runID, Feature: l.job.id, Attempt: n, Goal: l.goal, Lane: l.lane.Path, BaseCommit: l.baseCommit, Prev: prev,
 	}, &d); err != nil {
 		return "", err
@@ -299,7 +300,7 @@ func (l *loop) audit(ctx workflow.Context, n int) (accepted bool, err error) {
 	if adv := horizon.AdviceForAuditor(l.s.state.Current().Advice); adv != "" {
 		brief += "\n## What the advisor told the worker during its session\n\nContext, not a verdict: judge the code.\n\n" + adv
 	}
-	if err := execute(ctx, l.bound(ctx, sessionOptions(l.limits, fmt.Sprintf("auditor · %s · attempt %d · %s", l.job.id, n, ses.model), ses.queue)), a.AgentSession, activities.SessionInput{
+	if err := ses.call(ctx, l.bound(ctx, sessionOptions(l.limits, fmt.Sprintf("auditor · %s · attempt %d · %s", l.job.id, n, ses.model), ses.queue)), a.AgentSession, activities.SessionInput{
 		RunID: l.runID, Feature: l.job.id, Attempt: n, Role: horizon.RoleAuditor, Lane: l.lane.Path, BaseCommit: l.baseCommit,
 		Model: ses.model, Prompt: brief,
 	}, &audit); err != nil {

@@ -7,12 +7,14 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/horizon/horizon/activities"
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/ladder"
 )
 
 // LoopWorkflowInput is one `horizon loop`.
@@ -21,6 +23,9 @@ type LoopWorkflowInput struct {
 	Limits Limits
 	// PaidQueue is the task queue of metered sessions, as for a task.
 	PaidQueue string
+	// Spend is the ceilings the loop's turns observe (spend.day_ceiling
+	// above all): the spend authority weighs each turn.
+	Spend SpendLimits
 }
 
 // FailureLoopFailed is the failure type of a loop whose session or lane
@@ -52,19 +57,58 @@ type loopRun struct {
 	// that refused its "satisfied".
 	context int64
 	gate    *horizon.GateRun
+	// s holds the ceilings the loop observes and shows a pause at one.
+	s *runStatus
 }
 
 func newLoopRun(ctx workflow.Context, in LoopWorkflowInput) (*loopRun, error) {
 	r := &loopRun{in: in, limits: in.Limits.withDefaults(),
 		state: activities.LoopResult{Loop: in.Loop.ID, Status: horizon.LoopRunning, Role: in.Loop.Role}}
+	r.s = &runStatus{state: horizon.RunState{RunID: in.Loop.ID, Goal: in.Loop.Prompt, Repo: in.Loop.Repo, Status: horizon.StatusRunning,
+		Phase: horizon.PhaseWorking, Ceiling: in.Spend.Ceiling, DayCeiling: in.Spend.DayCeiling, StartedAt: workflow.Now(ctx)}}
 	if err := workflow.SetQueryHandler(ctx, QueryLoop, r.query); err != nil {
 		return nil, fmt.Errorf("register %s query: %w", QueryLoop, err)
+	}
+	if err := registerCeilings(ctx, r.s); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
 
-// query is QueryLoop: the loop as it stands.
-func (r *loopRun) query() (activities.LoopResult, error) { return r.state, nil }
+// query is QueryLoop: the loop as it stands, with a pause at a spend
+// ceiling and what raises it.
+func (r *loopRun) query() (activities.LoopResult, error) {
+	res := r.state
+	if st := r.s.state; st.Phase == horizon.PhasePaused {
+		res.Paused = st.Reason
+	}
+	return res, nil
+}
+
+// grant is the spend authority's grant for the loop's next turn (an
+// activation or a compaction, checked when version is current): the
+// loop's model on the paid queue when it is metered, its role's local
+// model near a ceiling, or a pause until a ceiling is raised.
+func (r *loopRun) grant(ctx workflow.Context, version workflow.Version) (grant, activities.LoopPlan, error) {
+	queue := ""
+	if r.plan.Paid {
+		queue = r.in.PaidQueue
+	}
+	metered := session{model: r.plan.Model, queue: queue}
+	if version < 1 {
+		return unchecked(metered), r.plan, nil
+	}
+	au := authority{s: r.s, local: map[horizon.Role]string{horizon.Role(r.in.Loop.Role): r.plan.Local}, throttleAt: r.in.Spend.ThrottleAt, subject: r.in.Loop.ID,
+		spend: func(ctx workflow.Context) (ladder.Spend, error) {
+			return spendOf(ctx, &r.s.state, r.state.Cost, r.in.Spend.ThrottleAt, time.Time{})
+		}}
+	g, err := au.grant(ctx, horizon.Role(r.in.Loop.Role), metered, r.plan.Paid)
+	plan := r.plan
+	if g.throttled {
+		plan.Model, plan.Paid = g.model, false
+	}
+	return g, plan, err
+}
 
 func (r *loopRun) run(ctx workflow.Context) (activities.LoopResult, error) {
 	id := r.in.Loop.ID
@@ -108,16 +152,17 @@ func (r *loopRun) run(ctx workflow.Context) (activities.LoopResult, error) {
 // activations runs the loop's activations until one ends it, or Max.
 func (r *loopRun) activations(ctx workflow.Context) (horizon.LoopStatus, error) {
 	in := r.in.Loop
-	queue := ""
-	if r.plan.Paid {
-		queue = r.in.PaidQueue
-	}
+	version := workflow.GetVersion(ctx, changeSpendAuthority, workflow.DefaultVersion, 1)
 	for k := 1; k <= in.Max; k++ {
 		checkpoint := false
 		if k > 1 && r.full() {
-			opts := sessionOptions(r.limits, fmt.Sprintf("%s: compact before activation %d", in.ID, k), queue)
-			cin := activities.LoopCompactInput{Loop: in, Plan: r.plan, SessionID: r.state.Session, Activation: k}
-			if err := execute(ctx, opts, a.CompactLoop, cin, nil); err != nil {
+			g, plan, err := r.grant(ctx, version)
+			if err != nil {
+				return "", err
+			}
+			opts := sessionOptions(r.limits, fmt.Sprintf("%s: compact before activation %d", in.ID, k), g.queue)
+			cin := activities.LoopCompactInput{Loop: in, Plan: plan, SessionID: r.state.Session, Activation: k}
+			if err := g.call(ctx, opts, a.CompactLoop, cin, nil); err != nil {
 				return "", err
 			}
 			r.state.Compactions++
@@ -125,13 +170,18 @@ func (r *loopRun) activations(ctx workflow.Context) (horizon.LoopStatus, error) 
 		}
 		brief := horizon.LoopBrief{Loop: in.ID, Goal: in.Prompt, Activation: k, Max: in.Max, Checkpoint: checkpoint, Last: r.state.Report, Gate: r.gate}
 		var out activities.LoopActivationOutput
-		opts := sessionOptions(r.limits, fmt.Sprintf("%s: activation %d of %d", in.ID, k, in.Max), queue)
-		ain := activities.LoopActivationInput{Loop: in, Plan: r.plan, SessionID: r.state.Session, Activation: k, Prompt: brief.String()}
-		if err := execute(ctx, opts, a.LoopActivation, ain, &out); err != nil {
+		g, plan, err := r.grant(ctx, version)
+		if err != nil {
+			return "", err
+		}
+		opts := sessionOptions(r.limits, fmt.Sprintf("%s: activation %d of %d", in.ID, k, in.Max), g.queue)
+		ain := activities.LoopActivationInput{Loop: in, Plan: plan, SessionID: r.state.Session, Activation: k, Prompt: brief.String()}
+		if err := g.call(ctx, opts, a.LoopActivation, ain, &out); err != nil {
 			return "", err
 		}
 		r.state.Session, r.state.Activations, r.context, r.gate = out.SessionID, k, out.Context, nil
 		r.state.Cost += out.Usage.Cost
+		r.state.Model = plan.Model
 		if out.ProtocolError != "" {
 			r.state.Error = fmt.Sprintf("activation %d: %s", k, out.ProtocolError)
 			return horizon.LoopProtocolError, nil

@@ -27,6 +27,8 @@ type loopWorld struct {
 	ends     []activities.LoopEnd
 	turn     func(ctx context.Context, k int) (activities.LoopActivationOutput, error)
 	gate     func(k int) horizon.GateRun
+	// plan, when set, is PrepareLoop's answer.
+	plan *activities.LoopPlan
 }
 
 func (w *loopWorld) env(t *testing.T) *testsuite.TestWorkflowEnvironment {
@@ -35,6 +37,9 @@ func (w *loopWorld) env(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	e.RegisterWorkflowWithOptions(LoopWorkflow, workflow.RegisterOptions{Name: LoopWorkflowName})
 	e.RegisterActivity(&activities.Activities{})
 	e.OnActivity(a.PrepareLoop, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.LoopInput) (activities.LoopPlan, error) {
+		if w.plan != nil {
+			return *w.plan, nil
+		}
 		return activities.LoopPlan{Agent: activities.AgentWorker, Model: "fake/m", Dir: "/lanes/_loops/" + in.ID, Branch: activities.LoopBranch(in.ID), Base: in.BaseCommit, ContextLimit: 100000}, nil
 	})
 	e.OnActivity(a.LoopActivation, mock.Anything, mock.Anything).Return(func(ctx context.Context, in activities.LoopActivationInput) (activities.LoopActivationOutput, error) {

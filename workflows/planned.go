@@ -284,9 +284,9 @@ func (p *plannedRun) plan(ctx workflow.Context, lanePath string) error {
 // daily one, mostly: the run has spent little yet) the lead plans on the
 // local model that ranks for it, or the run pauses before the metered
 // call until a ceiling is raised.
-func (p *plannedRun) throttleLead(ctx workflow.Context, metered session, spent float64) (session, error) {
+func (p *plannedRun) throttleLead(ctx workflow.Context, metered session, spent float64) (grant, error) {
 	if !p.setup.LeadPaid || workflow.GetVersion(ctx, changeThrottleLead, workflow.DefaultVersion, 1) < 1 {
-		return metered, nil
+		return unchecked(metered), nil
 	}
 	st := &p.s.state
 	var deadline time.Time
@@ -296,7 +296,7 @@ func (p *plannedRun) throttleLead(ctx workflow.Context, metered session, spent f
 	spend := func(ctx workflow.Context) (ladder.Spend, error) {
 		return spendOf(ctx, st, st.Usage.Cost+spent, p.in.ThrottleAt, deadline)
 	}
-	return throttle{s: p.s, local: p.setup.Local, throttleAt: p.in.ThrottleAt, subject: "plan", spend: spend}.session(ctx, horizon.RoleLead, metered)
+	return authority{s: p.s, local: p.setup.Local, throttleAt: p.in.ThrottleAt, subject: "plan", spend: spend}.grant(ctx, horizon.RoleLead, metered, true)
 }
 
 // runFeature runs one feature as a child workflow and returns its result.

@@ -53,7 +53,7 @@ func (l *loop) route(ctx workflow.Context) (plan, error) {
 			l.s.publish(ctx)
 			return plan{}, temporal.NewNonRetryableApplicationError(st.Reason, FailureRunBlocked, nil, *st)
 		}
-		if err := l.s.awaitRaise(ctx, l.job.id, dec.Reason); err != nil {
+		if err := l.authority().wait(ctx, sp, dec.Reason); err != nil {
 			return plan{}, err
 		}
 	}
@@ -113,7 +113,7 @@ func (l *loop) retrieve(ctx workflow.Context, n int, prev *horizon.Attempt, p pl
 		}
 	}
 	var out activities.SessionOutput
-	if err := execute(ctx, l.bound(ctx, sessionOptions(l.limits, fmt.Sprintf("retrieval · %s · before attempt %d", l.job.id, n), p.queue)), a.AgentSession, activities.SessionInput{
+	if err := routed(p).call(ctx, l.bound(ctx, sessionOptions(l.limits, fmt.Sprintf("retrieval · %s · before attempt %d", l.job.id, n), p.queue)), a.AgentSession, activities.SessionInput{
 		RunID: l.runID, Feature: l.job.id, Attempt: n, Role: horizon.RoleExplorer, Lane: l.lane.Path, BaseCommit: l.baseCommit,
 		Model: p.model, Prompt: horizon.RetrievalBrief(l.job.task, symbols, tail),
 	}, &out); err != nil {

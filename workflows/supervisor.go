@@ -575,6 +575,9 @@ func (s *supervisor) decompose(ctx workflow.Context, it horizon.RoadmapItem) err
 	err := workflow.ExecuteChildWorkflow(cctx, PlanWorkflowName, PlanInput{
 		RunID: planID, Goal: it.Goal(), Repo: s.st.Repo, BaseCommit: s.st.Tip,
 		Model: s.in.Run.Model, ModelsFile: s.in.Run.ModelsFile, Limits: s.in.Run.Limits,
+		// The lead's sessions take the paid queue and observe the day's
+		// ceiling (a decomposition is no run: the run ceiling is not its).
+		PaidQueue: s.in.Run.PaidQueue, Spend: SpendLimits{DayCeiling: s.in.Run.DayCeiling, ThrottleAt: s.in.Run.ThrottleAt},
 	}).Get(ctx, &res)
 	s.st.Decompositions++
 	if err != nil {

@@ -2,11 +2,14 @@ package workflows
 
 import (
 	"errors"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/horizon/horizon/activities"
+	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/ladder"
 )
 
 // TaskInput is one background task (`horizon task run`).
@@ -16,6 +19,9 @@ type TaskInput struct {
 	// PaidQueue is the task queue of metered sessions: a task on a paid
 	// model waits its turn there like a run's session.
 	PaidQueue string
+	// Spend is the ceilings the task observes: the spend authority weighs
+	// its session against them.
+	Spend SpendLimits
 }
 
 // FailureTaskFailed is the failure type of a task whose session failed;
@@ -34,14 +40,19 @@ func TaskWorkflow(ctx workflow.Context, in TaskInput) (activities.TaskResult, er
 		plan activities.TaskPlan
 		sess activities.TaskSessionOutput
 	)
+	id := TaskWorkflowID(in.Task.ID)
+	s := &runStatus{state: horizon.RunState{RunID: id, Goal: in.Task.Prompt, Repo: in.Task.Repo, Status: horizon.StatusRunning,
+		Phase: horizon.PhaseWorking, Ceiling: in.Spend.Ceiling, DayCeiling: in.Spend.DayCeiling, StartedAt: workflow.Now(ctx)}}
+	if err := registerCeilings(ctx, s); err != nil {
+		return activities.TaskResult{}, err
+	}
 	err := execute(ctx, gitOptions("prepare task "+in.Task.ID), a.PrepareTask, in.Task, &plan)
 	if err == nil {
-		queue := ""
-		if plan.Paid {
-			queue = in.PaidQueue
+		var g grant
+		if g, err = taskGrant(ctx, s, in, &plan); err == nil {
+			opts := sessionOptions(limits, "task "+in.Task.ID+" ("+in.Task.Specialist+")", g.queue)
+			err = g.call(ctx, opts, a.TaskSession, activities.TaskSessionInput{Task: in.Task, Plan: plan}, &sess)
 		}
-		opts := sessionOptions(limits, "task "+in.Task.ID+" ("+in.Task.Specialist+")", queue)
-		err = execute(ctx, opts, a.TaskSession, activities.TaskSessionInput{Task: in.Task, Plan: plan}, &sess)
 	}
 	end := activities.TaskEnd{Task: in.Task, Plan: plan, Session: sess, Status: activities.TaskCompleted}
 	var canceled *temporal.CanceledError
@@ -68,4 +79,30 @@ func TaskWorkflow(ctx workflow.Context, in TaskInput) (activities.TaskResult, er
 		return res, temporal.NewNonRetryableApplicationError(end.Error, FailureTaskFailed, err, res)
 	}
 	return res, nil
+}
+
+// taskGrant is the spend authority's grant for a task's session: its
+// model on the paid queue when metered; near a ceiling (spend.day_ceiling
+// above all) the local model of its role, which plan then names; at one
+// with none, a pause (phase paused, in the Temporal UI) until `horizon
+// set-ceiling --day` raises it. Histories from before the authority
+// replay as they ran.
+func taskGrant(ctx workflow.Context, s *runStatus, in TaskInput, plan *activities.TaskPlan) (grant, error) {
+	queue := ""
+	if plan.Paid {
+		queue = in.PaidQueue
+	}
+	metered := session{model: plan.Model, queue: queue}
+	if workflow.GetVersion(ctx, changeSpendAuthority, workflow.DefaultVersion, 1) < 1 {
+		return unchecked(metered), nil
+	}
+	au := authority{s: s, local: map[horizon.Role]string{horizon.RoleWorker: plan.Local}, throttleAt: in.Spend.ThrottleAt, subject: "task " + in.Task.ID,
+		spend: func(ctx workflow.Context) (ladder.Spend, error) {
+			return spendOf(ctx, &s.state, 0, in.Spend.ThrottleAt, time.Time{})
+		}}
+	g, err := au.grant(ctx, horizon.RoleWorker, metered, plan.Paid)
+	if g.throttled {
+		plan.Model, plan.Paid = g.model, false
+	}
+	return g, err
 }

@@ -26,6 +26,8 @@ type taskWorld struct {
 	onSession func()
 	session   func(ctx context.Context, in activities.TaskSessionInput) (activities.TaskSessionOutput, error)
 	prepare   error
+	// plan, when set, is PrepareTask's answer.
+	plan *activities.TaskPlan
 }
 
 func (w *taskWorld) env(t *testing.T) *testsuite.TestWorkflowEnvironment {
@@ -45,6 +47,9 @@ func (w *taskWorld) env(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	e.OnActivity(a.PrepareTask, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.TaskInput) (activities.TaskPlan, error) {
 		if w.prepare != nil {
 			return activities.TaskPlan{}, w.prepare
+		}
+		if w.plan != nil {
+			return *w.plan, nil
 		}
 		return activities.TaskPlan{Agent: "horizon-sp-" + in.Specialist, Model: "fake/m", Paid: true, Dir: in.Repo}, nil
 	})

@@ -97,7 +97,7 @@ func loopRun(ctx context.Context, o *loopOptions) error {
 		}
 	}
 	return a.withEngine(ctx, true, func(c client.Client) error {
-		l := core.Loops{Client: c, TaskQueue: a.cfg.Temporal.TaskQueue, PaidQueue: a.cfg.PaidQueue()}
+		l := core.Loops{Client: c, TaskQueue: a.cfg.Temporal.TaskQueue, PaidQueue: a.cfg.PaidQueue(), Spend: a.spendLimits()}
 		id, err := l.Start(ctx, core.LoopRequest{
 			Prompt: o.prompt, Repo: info.Root, BaseCommit: info.Head, Role: o.role,
 			Model: a.cfg.Models.Default, ModelsFile: a.cfg.Models.File, Max: o.max, CompactAt: o.compactAt, Gate: o.gate,

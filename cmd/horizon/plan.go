@@ -68,6 +68,7 @@ func planRun(ctx context.Context, o *planOptions) error {
 		in := workflows.PlanInput{
 			RunID: strings.Replace(p.input.RunID, "run-", "plan-", 1), Goal: o.goal, Repo: p.input.Repo,
 			BaseCommit: p.input.BaseCommit, Model: p.input.Model, ModelsFile: p.input.ModelsFile, Limits: p.input.Limits,
+			PaidQueue: p.input.PaidQueue, Spend: a.spendLimits(), Foreground: true,
 		}
 		fmt.Fprintf(a.errOut, "planning %s (the lead reads %s at %s)…\n", in.RunID, in.Repo, short(in.BaseCommit))
 		h, err := a.runs(c).StartPlan(ctx, in)
@@ -77,6 +78,11 @@ func planRun(ctx context.Context, o *planOptions) error {
 		var res workflows.PlanResult
 		if err := h.Get(ctx, &res); err != nil {
 			var failed *temporal.ApplicationError
+			if errors.As(err, &failed) && failed.Type() == workflows.FailureSpendCeiling {
+				// In the foreground the spend authority does not wait at a
+				// ceiling: the person hears which one, and how to raise it.
+				return exitErr{code: ExitRunEnded, msg: plainReason(failed.Error())}
+			}
 			if errors.As(err, &failed) && failed.HasDetails() && failed.Details(&res) == nil {
 				for i, r := range res.Rejected {
 					fmt.Fprintf(a.errOut, "try %d rejected: %s\n", i+1, r)
@@ -117,4 +123,10 @@ func printPlan(w io.Writer, res *workflows.PlanResult) {
 			fmt.Fprintf(w, "  - %s\n", s)
 		}
 	}
+}
+
+// spendLimits are the configured ceilings (spend.*) a plan, a loop or a
+// task observes: the spend authority weighs their metered calls too.
+func (a *app) spendLimits() workflows.SpendLimits {
+	return workflows.SpendLimits{Ceiling: a.cfg.Spend.Ceiling, DayCeiling: a.cfg.Spend.DayCeiling, ThrottleAt: a.cfg.Spend.ThrottleAt}
 }

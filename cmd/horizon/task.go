@@ -43,7 +43,7 @@ in a lane (a git worktree) and leaves its change on branch horizon/task-<id>.`,
 
 // tasks is core's task surface for this command's configuration.
 func (a *app) tasks(c client.Client) core.Tasks {
-	return core.Tasks{Client: c, Home: a.cfg.DataDir(), TaskQueue: a.cfg.Temporal.TaskQueue, PaidQueue: a.cfg.PaidQueue()}
+	return core.Tasks{Client: c, Home: a.cfg.DataDir(), TaskQueue: a.cfg.Temporal.TaskQueue, PaidQueue: a.cfg.PaidQueue(), Spend: a.spendLimits()}
 }
 
 type taskRunOptions struct {

@@ -27,6 +27,8 @@ type Loops struct {
 	Client    client.Client
 	TaskQueue string
 	PaidQueue string
+	// Spend is the ceilings every loop's turns observe (spend.*).
+	Spend workflows.SpendLimits
 }
 
 // LoopRequest is one loop to start.
@@ -67,7 +69,7 @@ func (l Loops) Start(ctx context.Context, req LoopRequest) (string, error) {
 	in := workflows.LoopWorkflowInput{
 		Loop: activities.LoopInput{ID: id, Prompt: strings.TrimSpace(req.Prompt), Repo: req.Repo, BaseCommit: req.BaseCommit, Role: string(role),
 			Model: req.Model, ModelsFile: req.ModelsFile, Max: req.Max, CompactAt: req.CompactAt, Gate: req.Gate},
-		Limits: req.Limits, PaidQueue: l.PaidQueue,
+		Limits: req.Limits, PaidQueue: l.PaidQueue, Spend: l.Spend,
 	}
 	_, err = l.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:                       id,

@@ -46,6 +46,8 @@ type Tasks struct {
 	Home      string
 	TaskQueue string
 	PaidQueue string
+	// Spend is the ceilings every task's session observes (spend.*).
+	Spend workflows.SpendLimits
 }
 
 // TaskRequest is one task to start.
@@ -92,7 +94,7 @@ func (t Tasks) Start(ctx context.Context, req TaskRequest) (activities.TaskMeta,
 	in := workflows.TaskInput{
 		Task: activities.TaskInput{ID: id, Specialist: sp.Name, Prompt: req.Prompt, Repo: req.Repo, BaseCommit: req.BaseCommit,
 			Model: req.Model, ModelsFile: req.ModelsFile, UserSpecialists: req.Dirs.User},
-		Limits: req.Limits, PaidQueue: t.PaidQueue,
+		Limits: req.Limits, PaidQueue: t.PaidQueue, Spend: t.Spend,
 	}
 	_, err = t.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:                       workflows.TaskWorkflowID(id),
