@@ -74,11 +74,11 @@ func (l *loop) advisorModel() (g grant, why string) {
 		model = l.setup.Models[horizon.RoleAuditor]
 	}
 	if model == "" {
-		return grant{}, "advisor off: no advisor.watchdog_model and no analyze model"
+		return g, "advisor off: no advisor.watchdog_model and no analyze model" // no grant: no call
 	}
 	g, why = l.authority().beside(horizon.RoleAuditor, model, l.spent())
 	if why != "" {
-		return grant{}, "advisor off: " + why
+		return g, "advisor off: " + why
 	}
 	return g, ""
 }
