@@ -13,12 +13,17 @@ func (a *Activities) consultLedger(in SessionInput) string {
 }
 
 // registerConsults tells the consult tool (`horizon mcp`, started by
-// OpenCode in the lane) which attempt the lane's worker works for, before
-// its session starts. A retry registers the same again.
+// OpenCode in the lane) which attempt the lane's worker works for, and
+// what the spend authority allows its consults, before its session
+// starts. A retry registers the same again.
 func (a *Activities) registerConsults(in SessionInput) error {
-	if err := consult.Register(a.Home, consult.Registration{
+	reg := consult.Registration{
 		RunID: in.RunID, Feature: in.Feature, Attempt: in.Attempt, Lane: in.Lane, Ledger: a.consultLedger(in),
-	}); err != nil {
+	}
+	if c := in.Consults; c != nil {
+		reg.Spend = &consult.SpendCheck{Off: c.Off, DayCeiling: c.DayCeiling, ThrottleAt: c.ThrottleAt}
+	}
+	if err := consult.Register(a.Home, reg); err != nil {
 		return fmt.Errorf("worker session %s/%s attempt %d: %w", in.RunID, in.Feature, in.Attempt, err)
 	}
 	return nil

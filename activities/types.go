@@ -119,6 +119,18 @@ type SessionInput struct {
 	// answers is awaited. PriorUsage is what the session had cost.
 	ResumeSessionID string        `json:",omitempty"`
 	PriorUsage      horizon.Usage `json:",omitzero"`
+	// Consults is the spend authority's word on the worker's consults
+	// (nil: no check; an input from before it).
+	Consults *ConsultSpend `json:",omitempty"`
+}
+
+// ConsultSpend is what the spend authority allows a worker's consults
+// (consult.SpendCheck): Off says why they are off; the day ceiling and
+// throttle point are weighed again at each consult.
+type ConsultSpend struct {
+	Off        string  `json:",omitempty"`
+	DayCeiling float64 `json:",omitempty"`
+	ThrottleAt float64 `json:",omitempty"`
 }
 
 // SessionOutput is what a session left, parsed from its final message.

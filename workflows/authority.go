@@ -19,6 +19,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/horizon/horizon/activities"
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/ladder"
 )
@@ -166,4 +167,22 @@ func (au authority) beside(role horizon.Role, metered string, runSpent float64) 
 		return grant{session: session{model: local}, throttled: true}, ""
 	}
 	return grant{}, fmt.Sprintf("spend is near a ceiling (%g of it) and no local model ranks for %s", throttleOf(au.throttleAt), role)
+}
+
+// consults is the authority's word on the consults a worker makes during
+// its session (the consult tool, `horizon mcp`). A consult runs inside the
+// worker's session, so it cannot take the paid queue (the worker holds
+// the one paid slot while it waits for the answer) and is not granted
+// here one by one: it is off when spend is near a ceiling now (by the
+// figures the run holds, today's spend as the route last read it), and
+// the consult tool weighs the day's ceiling again at each call. Its cost
+// joins the worker's session's usage (activities.addConsults), so the
+// run's spend and the day's ledger count it.
+func (au authority) consults(runSpent float64) *activities.ConsultSpend {
+	c := &activities.ConsultSpend{DayCeiling: au.s.state.DayCeiling, ThrottleAt: throttleOf(au.throttleAt)}
+	if spendFigures(&au.s.state, runSpent, au.throttleAt).Limited() {
+		c.Off = fmt.Sprintf("spend is at or past %g of a ceiling (run $%.4f, day $%.4f): consults use a metered model and are off for this attempt",
+			throttleOf(au.throttleAt), au.s.state.Ceiling, au.s.state.DayCeiling)
+	}
+	return c
 }

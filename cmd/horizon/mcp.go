@@ -16,6 +16,7 @@ import (
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/agent"
 	"github.com/horizon/horizon/internal/consult"
+	"github.com/horizon/horizon/internal/core"
 )
 
 type mcpOptions struct {
@@ -117,6 +118,13 @@ func mcpRun(ctx context.Context, o *mcpOptions) error {
 		Home: cfg.DataDir(), Dir: dir,
 		Model: set.model, ContextMessages: set.contextMessages, MaxTokens: set.maxTokens,
 		ResolveModel: func(ctx context.Context) (string, error) { return consultModel(ctx, srv, cfg, dir) },
+		DaySpend: func(context.Context) (float64, error) {
+			days, err := core.Spend{DataDir: cfg.DataDir()}.Days(time.Now(), 1)
+			if err != nil {
+				return 0, err
+			}
+			return days[0].Spent, nil
+		},
 	})
 	if err != nil {
 		return err

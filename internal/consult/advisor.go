@@ -60,6 +60,9 @@ type Options struct {
 	ContextMessages int
 	MaxTokens       int
 	Now             func() time.Time // default time.Now
+	// DaySpend is today's spend across runs (the day's ledger), weighed
+	// against the registration's SpendCheck; nil counts nothing.
+	DaySpend func(ctx context.Context) (float64, error)
 }
 
 // Advisor answers consult_advisor calls for one lane.
@@ -116,6 +119,17 @@ func (a *Advisor) Ask(ctx context.Context, q Question) (horizon.Consult, error) 
 	c := horizon.Consult{ID: callID, Session: sid, Question: clip(question, maxQuestion), At: a.o.Now().UTC()}
 	if c.ID == "" {
 		c.ID = fmt.Sprintf("%s@%d", sid, c.At.UnixNano())
+	}
+	if why, err := a.declined(ctx, reg); err != nil || why != "" {
+		if err != nil {
+			return horizon.Consult{}, fmt.Errorf("consult: %w", err)
+		}
+		// Recorded like a failed consult: the attempt shows it was asked.
+		c.Error = why
+		if rerr := Append(reg.Ledger, c); rerr != nil {
+			return c, errors.Join(fmt.Errorf("%w: %s", ErrSpend, why), rerr)
+		}
+		return c, fmt.Errorf("%w: %s", ErrSpend, why)
 	}
 	msgs, err := a.b.RecentMessages(ctx, a.o.Dir, sid, a.o.ContextMessages)
 	if err != nil {
@@ -250,4 +264,20 @@ func clip(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// declined weighs a consult against the spend authority's word on the
+// attempt (reg.Spend) and today's spend: why it may not run, or "".
+func (a *Advisor) declined(ctx context.Context, reg Registration) (string, error) {
+	if reg.Spend == nil {
+		return "", nil
+	}
+	day := 0.0
+	if a.o.DaySpend != nil && reg.Spend.DayCeiling > 0 {
+		var err error
+		if day, err = a.o.DaySpend(ctx); err != nil {
+			return "", fmt.Errorf("read today's spend: %w", err)
+		}
+	}
+	return reg.Spend.declined(day), nil
 }

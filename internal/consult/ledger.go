@@ -23,6 +23,47 @@ type Registration struct {
 	Lane    string `json:"lane"`
 	// Ledger is the attempt's consult ledger (LedgerPath).
 	Ledger string `json:"ledger"`
+	// Spend is what the spend authority allows the attempt's consults
+	// (nil: a registration from before it, no check).
+	Spend *SpendCheck `json:"spend,omitempty"`
+}
+
+// SpendCheck is the spend authority's word on an attempt's consults. A
+// consult runs inside the worker's session (it cannot queue behind the
+// session that waits on its answer), so it is weighed here instead: Off
+// says why consults are off for the attempt (spend was near a ceiling when
+// the worker's session was granted); DayCeiling and ThrottleAt are
+// weighed again against the day's spend at each consult.
+type SpendCheck struct {
+	Off        string  `json:"off,omitempty"`
+	DayCeiling float64 `json:"day_ceiling,omitempty"`
+	ThrottleAt float64 `json:"throttle_at,omitempty"`
+}
+
+// declined says why a consult may not run now ("" when it may), given
+// today's spend so far.
+func (s *SpendCheck) declined(daySpent float64) string {
+	switch {
+	case s == nil:
+		return ""
+	case s.Off != "":
+		return s.Off
+	case s.DayCeiling > 0 && daySpent >= throttleAt(s.ThrottleAt)*s.DayCeiling:
+		return fmt.Sprintf("today's spend $%.4f is at or past %g of the day ceiling $%.4f (spend.day_ceiling): consults use a metered model and are off until it is raised",
+			daySpent, throttleAt(s.ThrottleAt), s.DayCeiling)
+	}
+	return ""
+}
+
+// throttleAt is spend.throttle_at as the ladder reads it.
+func throttleAt(f float64) float64 {
+	switch {
+	case f <= 0:
+		return 0.8
+	case f > 1:
+		return 1
+	}
+	return f
 }
 
 // registrationPath is where a lane's registration lives: under home, never
