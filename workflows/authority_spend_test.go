@@ -261,3 +261,29 @@ func TestTaskSpendAuthority(t *testing.T) {
 		require.Equal(t, "local/m", w.ends[0].Plan.Model, "the task records the model it ran on")
 	})
 }
+
+// The authority's word on a worker's consults: on below the throttle
+// point (with the day ceiling for the consult tool to weigh again), off
+// past it, saying why.
+func TestAuthorityConsults(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		daySpent float64
+		off      bool
+	}{
+		{"far from the day ceiling", 0.5, false},
+		{"past the throttle point", 8.5, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &runStatus{state: horizon.RunState{RunID: "run-1", DayCeiling: 10, DaySpent: tc.daySpent}}
+			c := authority{s: s, throttleAt: 0.8}.consults(0)
+			require.Equal(t, 10.0, c.DayCeiling)
+			require.Equal(t, 0.8, c.ThrottleAt)
+			if !tc.off {
+				require.Empty(t, c.Off)
+				return
+			}
+			require.Contains(t, c.Off, "consults use a metered model and are off")
+		})
+	}
+}

@@ -2,7 +2,11 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -50,4 +54,31 @@ func TestPlanGoesBackToTheLeadUntilValid(t *testing.T) {
 	require.Equal(t, []string{"integer arithmetic"}, res.Plan.Assumptions)
 	require.Equal(t, head, git(t, repo, "rev-parse", "HEAD"), "planning changes nothing")
 	require.Empty(t, git(t, repo, "status", "--porcelain"))
+}
+
+// `horizon plan` runs in the foreground, so it does not wait at a spend
+// ceiling: with today's spend at the day ceiling (another run's $100 in
+// the day's ledger, spend.day_ceiling 100) and a metered lead with no
+// local model, it exits 1 before the lead's call, naming the ceiling and
+// `horizon set-ceiling --day`; the lead's model is never asked.
+func TestPlanRefusedAtDayCeiling(t *testing.T) {
+	needsE2E(t)
+	w := newWorld(t, &fakemodel.Script{Rules: []fakemodel.Rule{
+		{Name: "lead", When: []string{"# Plan"}, Replies: []fakemodel.Reply{{Text: "```horizon-plan\n{}\n```"}}},
+	}})
+	w.env = append(w.env, "HORIZON_SPEND_DAY_CEILING=100")
+	dir := filepath.Join(w.home, "spend")
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	rec := fmt.Sprintf(`{"key":"run-other/f1/1/worker","run":"run-other","cost":100,"at":%q}`+"\n", time.Now().UTC().Format(time.RFC3339))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, time.Now().UTC().Format(time.DateOnly)+".jsonl"), []byte(rec), 0o600))
+	repo, head := fixture(t)
+
+	out, code := w.run(t.Context(), "plan", "--repo", repo, "--model", demo.Model, goal)
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "today's spend $100.0000 has reached the day ceiling $100.0000")
+	require.Contains(t, out, "`horizon set-ceiling --day")
+	for _, r := range w.model.Requests() {
+		require.NotEqual(t, "lead", r.Rule, "the lead's metered model was called at the day ceiling")
+	}
+	require.Equal(t, head, git(t, repo, "rev-parse", "HEAD"))
 }
