@@ -2,7 +2,7 @@ package activities
 
 import (
 	"context"
-		"fmt"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
