@@ -1,6 +1,9 @@
 package horizon
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // GateRecord is the run's gate, decided once on the base commit before
 // any lane exists: the script the commit holds (its path, git mode and
@@ -55,4 +58,33 @@ func (g *GateRun) Judged() (passed bool, why string) {
 		return false, "tests that failed at baseline no longer ran: " + strings.Join(g.Vanished, ", ")
 	}
 	return true, ""
+}
+
+// GateTrustLines says, one line per attempt, what the gate step held
+// against the worker: failing tests that vanished (never accepted), green
+// tests that vanished (the auditor's to address) and protected paths
+// reverted. horizon status and the run's Markdown show them under the
+// attempts table.
+func GateTrustLines(as []Attempt) []string {
+	var out []string
+	for _, a := range as {
+		g := a.Gate
+		if g == nil {
+			continue
+		}
+		var parts []string
+		if len(g.Vanished) > 0 {
+			parts = append(parts, "failing tests vanished (not accepted): "+strings.Join(g.Vanished, ", "))
+		}
+		if len(g.VanishedGreen) > 0 {
+			parts = append(parts, "green tests vanished: "+strings.Join(g.VanishedGreen, ", "))
+		}
+		if len(g.Reverted) > 0 {
+			parts = append(parts, "protected paths reverted: "+strings.Join(g.Reverted, ", "))
+		}
+		if len(parts) > 0 {
+			out = append(out, oneLine(fmt.Sprintf("attempt %d gate: %s", a.N, strings.Join(parts, "; "))))
+		}
+	}
+	return out
 }

@@ -341,6 +341,9 @@ func (s *RunState) Markdown() string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %d | $%.4f |\n",
 			n, dash(a.Tier), dash(a.Model), a.reportCell(), a.gateCell(), a.auditCell(), a.Outcome, dash(strings.Join(sig, ", ")), a.Usage.Tokens(), a.Usage.Cost)
 	}
+	for _, l := range GateTrustLines(s.Attempts) {
+		fmt.Fprintf(&b, "\n%s\n", viewCell(l))
+	}
 	if c := s.Current(); c != nil && c.Route != "" {
 		fmt.Fprintf(&b, "\nladder: %s\n", c.Route)
 	}
