@@ -58,7 +58,7 @@ func restoreGate(ctx context.Context, lane, base string, rec horizon.GateRecord,
 		if err := removeInLane(lane, p); err != nil {
 			return changed, fmt.Errorf("restore gate: remove %s: %w", p, err)
 		}
-		if _, err := git(ctx, lane, "rm", "-q", "-r", "--cached", "--ignore-unmatch", "--", p); err != nil {
+		if _, err := git(ctx, lane, "rm", "-q", "-r", "--cached", "--ignore-unmatch", "--", literal(p)); err != nil {
 			return changed, fmt.Errorf("restore gate: unstage %s: %w", p, err)
 		}
 	}
@@ -66,7 +66,7 @@ func restoreGate(ctx context.Context, lane, base string, rec horizon.GateRecord,
 		if err := removeInLane(lane, p); err != nil {
 			return changed, fmt.Errorf("restore gate: replace %s: %w", p, err)
 		}
-		if _, err := git(ctx, lane, "checkout", base, "--", p); err != nil {
+		if _, err := git(ctx, lane, "checkout", base, "--", literal(p)); err != nil {
 			return changed, fmt.Errorf("restore gate: check out %s from %s: %w", p, short(base), err)
 		}
 	}
@@ -81,7 +81,7 @@ func restoreGate(ctx context.Context, lane, base string, rec horizon.GateRecord,
 		if err := removeInLane(lane, rec.Script); err != nil {
 			return changed, fmt.Errorf("restore gate %s: %w", rec.Script, err)
 		}
-		if _, err := git(ctx, lane, "checkout", from, "--", rec.Script); err != nil {
+		if _, err := git(ctx, lane, "checkout", from, "--", literal(rec.Script)); err != nil {
 			return changed, fmt.Errorf("the recorded gate %s (mode %s, blob %s) could not be restored in the lane (%s): %w", rec.Script, rec.Mode, short(rec.Hash), why, err)
 		}
 		if why := scriptDiffers(ctx, lane, rec); why != "" {
@@ -94,6 +94,10 @@ func restoreGate(ctx context.Context, lane, base string, rec horizon.GateRecord,
 	slices.Sort(changed)
 	return changed, nil
 }
+
+// literal makes a path a pathspec that matches only itself: a worker's
+// file may well be named "*".
+func literal(p string) string { return ":(literal)" + p }
 
 // scriptDiffers says how the lane's copy of the recorded script differs
 // from the record ("" when it is the same: same kind, mode and content).

@@ -78,6 +78,7 @@ func TestRunGateRestoresTheRecordedGate(t *testing.T) {
 			write(lane, ".horizon/config.yaml", "gate:\n  timeout: 1s\n", 0o644)
 			write(lane, ".fleet/notes.md", "x\n", 0o644)
 		}, []string{".fleet/notes.md", ".horizon/config.yaml"}},
+		{"add a file named like a glob", false, func(lane string) { write(lane, ".horizon/*", "x\n", 0o644) }, []string{".horizon/*"}},
 		{"add a script when the record is a detected command", true, func(lane string) { write(lane, ".horizon/verify.sh", passing, 0o755) }, []string{".horizon/verify.sh"}},
 	}
 	for _, tt := range tests {
