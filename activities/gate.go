@@ -2,7 +2,6 @@ package activities
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -18,28 +17,37 @@ import (
 // brief; the full capped output is written under the run's directory.
 const gateTailBytes = 4000
 
-// RunGate runs the repository's gate in the lane. The gate script is the
-// judge, so it is held to the base commit's version: if the worker edited
-// it, the base version is restored before the run and the receipt says so.
+// RunGate runs the run's gate in the lane. The gate is the one decided
+// on the base commit (in.Record, or discovered there for a history from
+// before the record; never in the lane), and before it runs the lane is
+// held to it: the worker's changes to protected paths are reverted
+// (restoreGate) and the recorded script is put back exactly, whatever the
+// worker did to it. A gate that cannot be restored is an error verdict
+// naming it, never a pass. A test that failed at baseline and no longer
+// appears is named in Vanished (vanishedTests).
 func (a *Activities) RunGate(ctx context.Context, in GateInput) (_ horizon.GateRun, err error) {
 	defer a.watchOutage(ctx, in.RunID, in.Feature)(&err)
-	g, err := gate.Discover(in.Lane)
-	note := ""
-	if g.Path != "" || errors.Is(err, gate.ErrGateNotRunnable) {
-		rel := g.Source
-		if rel == "" {
-			rel = scriptIn(in.Lane)
+	judge := in.Record
+	if !judge.Valid() {
+		found, err := DiscoverGate(ctx, in.Repo, in.BaseCommit)
+		if err != nil {
+			return horizon.GateRun{}, badInput("gate of %s at %s: %v", in.Repo, short(in.BaseCommit), err)
 		}
-		if rel != "" && !gitOK(ctx, in.Lane, "diff", "--quiet", in.BaseCommit, "--", rel) {
-			if _, rerr := git(ctx, in.Lane, "checkout", in.BaseCommit, "--", rel); rerr != nil {
-				return horizon.GateRun{}, fmt.Errorf("restore gate script %s: %w", rel, rerr)
-			}
-			note = "the worker changed " + rel + "; the base commit's version was restored and run"
-			g, err = gate.Discover(in.Lane)
-		}
+		judge = &found
 	}
-	if err != nil {
-		return horizon.GateRun{}, badInput("gate in lane %s: %v", in.Lane, err)
+	protected := in.Protected
+	if protected == nil {
+		protected = horizon.DefaultGateProtected
+	}
+	g := gate.Gate{Command: judge.Command, Source: judge.Source}
+	if judge.Script != "" {
+		p := filepath.Join(in.Lane, filepath.FromSlash(judge.Script))
+		g = gate.Gate{Path: p, Command: []string{p}, Source: judge.Script}
+	}
+	reverted, restoreErr := restoreGate(ctx, in.Lane, in.BaseCommit, *judge, protected)
+	note := ""
+	if len(reverted) > 0 {
+		note = fmt.Sprintf("the worker changed protected paths (%s); they were reverted to the base commit before the gate ran", strings.Join(reverted, ", "))
 	}
 
 	// Snapshot what is judged before judging it: the receipt names this
@@ -51,12 +59,19 @@ func (a *Activities) RunGate(ctx context.Context, in GateInput) (_ horizon.GateR
 
 	// Heartbeat while the gate runs so a crashed daemon's gate is retried
 	// promptly; the output itself goes to the artifact, not to history.
-	hb := startHeartbeat(ctx, beatOptions{Details: "gate running"})
-	res := gate.Run(ctx, g, gate.Options{Dir: in.Lane, Timeout: in.Timeout, AllowEnv: a.GateAllowEnv,
-		// The gate dies with the daemon and is recorded, so a retry after a
-		// crash never runs beside its predecessor in the lane.
-		Start: child.StartFunc})
-	hb.Stop()
+	var res gate.Result
+	if restoreErr != nil {
+		// Whatever is in the lane now is not the recorded gate: nothing
+		// runs, and the verdict says why.
+		res = gate.Result{Verdict: gate.Error, ExitCode: -1, Err: restoreErr.Error()}
+	} else {
+		hb := startHeartbeat(ctx, beatOptions{Details: "gate running"})
+		res = gate.Run(ctx, g, gate.Options{Dir: in.Lane, Timeout: in.Timeout, AllowEnv: a.GateAllowEnv,
+			// The gate dies with the daemon and is recorded, so a retry after a
+			// crash never runs beside its predecessor in the lane.
+			Start: child.StartFunc})
+		hb.Stop()
+	}
 	if ctx.Err() != nil {
 		return horizon.GateRun{}, ctx.Err()
 	}
@@ -79,20 +94,25 @@ func (a *Activities) RunGate(ctx context.Context, in GateInput) (_ horizon.GateR
 	if res.Err != "" {
 		tail += "\n" + res.Err
 	}
+	vanished, green, unknown := a.vanishedTests(ctx, in, rec, snap.tree)
 	return horizon.GateRun{
-		ReceiptID:    rec.ID,
-		Verdict:      string(res.Verdict),
-		ExitCode:     res.ExitCode,
-		DurationMS:   res.Duration.Milliseconds(),
-		Command:      g.Source,
-		Tail:         lastBytes(tail, gateTailBytes),
-		Failing:      rec.Failing,
-		FailingKnown: rec.FailingKnown,
-		Snapshot:     snap.commit,
-		Tree:         snap.tree,
-		ChangedFiles: snap.files,
-		ChangedLines: snap.lines,
-		Note:         note,
+		Reverted:       reverted,
+		Vanished:       vanished,
+		VanishedGreen:  green,
+		PassingUnknown: unknown,
+		ReceiptID:      rec.ID,
+		Verdict:        string(res.Verdict),
+		ExitCode:       res.ExitCode,
+		DurationMS:     res.Duration.Milliseconds(),
+		Command:        g.Source,
+		Tail:           lastBytes(tail, gateTailBytes),
+		Failing:        rec.Failing,
+		FailingKnown:   rec.FailingKnown,
+		Snapshot:       snap.commit,
+		Tree:           snap.tree,
+		ChangedFiles:   snap.files,
+		ChangedLines:   snap.lines,
+		Note:           note,
 	}, nil
 }
 
@@ -134,15 +154,6 @@ func snapshot(ctx context.Context, in GateInput) (laneSnapshot, error) {
 		s.lines += added + deleted
 	}
 	return s, nil
-}
-
-func scriptIn(dir string) string {
-	for _, p := range gate.ScriptPaths {
-		if gitOK(context.Background(), dir, "ls-files", "--error-unmatch", p) {
-			return p
-		}
-	}
-	return ""
 }
 
 func lastBytes(s string, n int) string {

@@ -26,7 +26,7 @@ func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (Prefligh
 	if !gitOK(ctx, in.Repo, "cat-file", "-e", in.BaseCommit+"^{commit}") {
 		return PreflightOutput{}, badInput("base commit %s is not in %s", in.BaseCommit, in.Repo)
 	}
-	g, err := GateInCommit(ctx, in.Repo, in.BaseCommit)
+	rec, err := DiscoverGate(ctx, in.Repo, in.BaseCommit)
 	if errors.Is(err, gate.ErrNoGate) || errors.Is(err, gate.ErrGateNotRunnable) {
 		return PreflightOutput{}, badInput("%v", err)
 	}
@@ -50,7 +50,7 @@ func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (Prefligh
 	if err != nil {
 		return PreflightOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeUnknownModel, nil)
 	}
-	out := PreflightOutput{Gate: g, Models: rm.Models, Why: rm.Why, Paid: rm.Paid}
+	out := PreflightOutput{Gate: rec.Source, GateRecord: &rec, Models: rm.Models, Why: rm.Why, Paid: rm.Paid}
 	if in.Model != "" {
 		out.Local = map[horizon.Role]string{}
 		if !Paid(lb, in.Model) {
@@ -187,75 +187,41 @@ func LoadLeaderboard(path string) (*ladder.Leaderboard, error) {
 }
 
 // GateInCommit finds the gate as it is in the base commit, the version the
-// run is judged by. A commit without one is an error matching
-// gate.ErrNoGate; a script the lanes could not run (no execute bit, a
-// directory) is a *gate.NotRunnableError naming the repository's file.
+// run is judged by, and says how it was found (".horizon/verify.sh",
+// "detected: go test ./..."). See DiscoverGate.
 func GateInCommit(ctx context.Context, repoDir, commit string) (string, error) {
-	for _, p := range gate.ScriptPaths {
-		entry, err := git(ctx, repoDir, "ls-tree", commit, "--", p)
-		if err != nil {
-			return "", fmt.Errorf("find gate in %s at %s: %w", repoDir, short(commit), err)
-		}
-		if entry == "" {
-			continue
-		}
-		// Like gate.Discover, the first script found is the judge: one
-		// the lanes could not run is refused now, naming the
-		// repository's file (a lane only has a copy).
-		if err := scriptRunnable(filepath.Join(repoDir, p), p, entry); err != nil {
-			return "", err
-		}
-		return p, nil
-	}
-	// No script: a detected ecosystem command, judged from a checkout-free
-	// listing of the commit's top level.
-	tmp, err := os.MkdirTemp("", "horizon-gate-probe-")
-	if err != nil {
-		return "", fmt.Errorf("probe gate: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	names, err := git(ctx, repoDir, "ls-tree", "--name-only", commit)
-	if err != nil {
-		return "", err
-	}
-	for _, n := range strings.Split(names, "\n") {
-		if n == "" || strings.Contains(n, "/") {
-			continue
-		}
-		if n == "package.json" {
-			body, err := git(ctx, repoDir, "show", commit+":package.json")
-			if err == nil {
-				_ = os.WriteFile(filepath.Join(tmp, n), []byte(body), 0o600)
-			}
-			continue
-		}
-		_ = os.WriteFile(filepath.Join(tmp, n), nil, 0o600)
-	}
-	g, err := gate.Discover(tmp)
-	if err != nil {
-		var nog *gate.NoGateError
-		if errors.As(err, &nog) || errors.Is(err, gate.ErrNoGate) {
-			return "", fmt.Errorf("%w in %s at %s: looked for %s and a detectable test command (go.mod, package.json test script, pytest, Cargo.toml); add an executable .horizon/verify.sh that exits 0 when the work is done", gate.ErrNoGate, repoDir, short(commit), strings.Join(gate.ScriptPaths, ", "))
-		}
-		return "", fmt.Errorf("gate in %s: %w", repoDir, err)
-	}
-	return g.Source, nil
+	rec, err := DiscoverGate(ctx, repoDir, commit)
+	return rec.Source, err
 }
 
-// scriptRunnable judges a gate script by its tree entry in the commit
-// ("<mode> <type> <object>\t<path>"): a lane checks out exactly that.
-func scriptRunnable(file, rel, entry string) error {
-	mode, _, _ := strings.Cut(entry, " ")
-	switch mode {
-	case "100755", "120000": // executable, or a symlink the lane resolves
-		return nil
-	case "100644":
-		return &gate.NotRunnableError{Path: file, Reason: "it lacks the execute bit in the commit", Fix: fmt.Sprintf("run: chmod +x %s && git update-index --chmod=+x %s && git commit", file, rel)}
-	case "040000":
-		return &gate.NotRunnableError{Path: file, Reason: "it is a directory", Fix: "replace it with an executable script that exits 0 when the checks pass, and commit it"}
-	default:
-		return &gate.NotRunnableError{Path: file, Reason: "it is not a regular file (git mode " + mode + ")", Fix: "replace it with an executable script, and commit it"}
+// DiscoverGate decides the run's gate on its base commit, once: the tree
+// is read as the commit holds it (modes from `git ls-tree`, file contents
+// from blobs), never from a lane or a mock-up of one. `horizon start`,
+// `horizon supervisor start`, `horizon doctor` and the run's preflight
+// all decide through it. A commit without a gate is an error matching
+// gate.ErrNoGate; a script the lanes could not run (no execute bit, a
+// directory) is a *gate.NotRunnableError naming the repository's file.
+func DiscoverGate(ctx context.Context, repoDir, commit string) (horizon.GateRecord, error) {
+	full, err := git(ctx, repoDir, "rev-parse", "--verify", "--quiet", commit+"^{commit}")
+	if err != nil {
+		return horizon.GateRecord{}, fmt.Errorf("find gate in %s: %s is not a commit: %w", repoDir, short(commit), err)
 	}
+	root := repoDir
+	if top, err := git(ctx, repoDir, "rev-parse", "--show-toplevel"); err == nil && top != "" {
+		root = top
+	}
+	g, err := gate.DiscoverTree(ctx, gate.GitTree{Dir: root, Commit: full}, root)
+	if err != nil {
+		if errors.Is(err, gate.ErrNoGate) {
+			return horizon.GateRecord{}, fmt.Errorf("%w in %s at %s: looked for %s and a detectable test command (go.mod, package.json test script, pytest, Cargo.toml); add an executable .horizon/verify.sh that exits 0 when the work is done", gate.ErrNoGate, root, short(full), strings.Join(gate.ScriptPaths, ", "))
+		}
+		return horizon.GateRecord{}, err
+	}
+	rec := horizon.GateRecord{Commit: full, Script: g.Script, Mode: g.Mode, Hash: g.Hash, Command: g.Command, Source: g.Source}
+	if rec.Script != "" {
+		rec.Command = nil // the script runs from the lane it is restored in
+	}
+	return rec, nil
 }
 
 // PrepareLane makes (or finds) the feature's git worktree on its lane branch,

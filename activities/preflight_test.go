@@ -42,6 +42,14 @@ func TestGateInCommit(t *testing.T) {
 			h.write(h.repo, "go.mod", "module x\n")
 		}, "detected: go test ./...", nil},
 		{"no gate", func(*gitHarness) {}, "", []string{"no gate in", ".horizon/verify.sh"}},
+		{"only .horizon/roadmap.md and go.mod", func(h *gitHarness) {
+			h.write(h.repo, ".horizon/roadmap.md", "- [ ] a\n")
+			h.write(h.repo, "go.mod", "module x\n")
+		}, "detected: go test ./...", nil},
+		{".horizon/specialists/ and go.mod", func(h *gitHarness) {
+			h.write(h.repo, ".horizon/specialists/r.md", "---\nname: r\n---\n")
+			h.write(h.repo, "go.mod", "module x\n")
+		}, "detected: go test ./...", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -61,7 +69,7 @@ func TestGateInCommit(t *testing.T) {
 			for _, s := range tt.errs {
 				require.ErrorContains(t, err, s)
 			}
-			if tt.name != "no gate" {
+			if tt.name != "no gate" && tt.name != "only .horizon/roadmap.md" {
 				require.ErrorContains(t, err, h.repo+string(filepath.Separator), "names the repository's file")
 				require.NotContains(t, err.Error(), filepath.Join(h.a.Home, "lanes"))
 			}

@@ -56,6 +56,9 @@ type PreflightOutput struct {
 	// LocalContext is the T1 model's context length (leaderboard), for the
 	// "prompt over the local context cap" trigger; 0: unknown, not checked.
 	LocalContext int
+	// GateRecord is the run's gate, decided on the base commit: every gate
+	// run of the run restores and runs exactly that (RunGate).
+	GateRecord *horizon.GateRecord `json:",omitempty"`
 }
 
 // LaneInput names one feature's lane.
@@ -199,6 +202,17 @@ type GateInput struct {
 	Lane       string
 	BaseCommit string
 	Timeout    time.Duration
+	// Record is the run's gate, decided on its base commit at preflight.
+	// Nil (a history from before the record): RunGate discovers it on
+	// BaseCommit, never in the lane.
+	Record *horizon.GateRecord `json:",omitempty"`
+	// Protected are gate.protected's globs: a worker's changes there are
+	// reverted before the gate runs (nil: horizon.DefaultGateProtected).
+	// The gate script paths are always protected.
+	Protected []string `json:",omitempty"`
+	// BaselineReceipt is the receipt of the baseline gate run; a test
+	// failing there must pass, not vanish (GateRun.Vanished).
+	BaselineReceipt string `json:",omitempty"`
 }
 
 // CommitInput moves an accepted lane onto the run's integration branch.

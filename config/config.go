@@ -354,6 +354,12 @@ type Run struct {
 type Gate struct {
 	Timeout  time.Duration `mapstructure:"timeout"`
 	AllowEnv []string      `mapstructure:"allow_env"`
+	// Protected are globs of paths a worker may not change (allow-list
+	// syntax: "dir/" covers everything below it, "*" and "**" match).
+	// Its changes there are reverted before every gate run and recorded on
+	// the attempt as out-of-scope evidence. The gate script paths are
+	// always protected. Default: the gate directories.
+	Protected []string `mapstructure:"protected"`
 }
 
 // Log configures logging.

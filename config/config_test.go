@@ -145,6 +145,7 @@ func TestDefaultsAndDerived(t *testing.T) {
 	require.Zero(t, c.Run.FeaturesPerHistory)
 	require.Equal(t, 400, c.Run.LineCeiling)
 	require.Equal(t, 72*time.Hour, c.Run.KeepFailedLanes)
+	require.Equal(t, []string{".horizon/", ".zecor/", ".fleet/"}, c.Gate.Protected, "the gate directories are protected by default")
 
 	t.Setenv("HORIZON_RUN_KEEP_FAILED_LANES", "0")
 	c, err = Load(Options{UserFile: "-none-"})
@@ -178,6 +179,7 @@ func TestBadInput(t *testing.T) {
 		{"negative lane keep", "", map[string]string{"HORIZON_RUN_KEEP_FAILED_LANES": "-1h"}, []string{"HORIZON_RUN_KEEP_FAILED_LANES", "run.keep_failed_lanes"}},
 		{"negative features per history", "", map[string]string{"HORIZON_RUN_FEATURES_PER_HISTORY": "-2"}, []string{"run.features_per_history"}},
 		{"negative line ceiling", "", map[string]string{"HORIZON_RUN_LINE_CEILING": "-1"}, []string{"run.line_ceiling"}},
+		{"absolute protected path", "", map[string]string{"HORIZON_GATE_PROTECTED": "/etc/"}, []string{"gate.protected", `"/etc/"`, "relative to the repository root"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

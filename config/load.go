@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/ladder"
 )
 
 // EnvPrefix prefixes every environment variable horizon reads.
@@ -91,6 +92,7 @@ func defaults() map[string]any {
 		"run.keep_failed_lanes":                    "72h",
 		"gate.timeout":                             "10m",
 		"gate.allow_env":                           []string{},
+		"gate.protected":                           horizon.DefaultGateProtected,
 		"log.level":                                "info",
 		"worker.paid_poller":                       true,
 		"worker.shared_dir":                        "",
@@ -476,6 +478,11 @@ func (c *Config) validate(src *sources) error {
 	positive("agent.session_timeout", c.Agent.SessionTimeout)
 	positive("agent.heartbeat_timeout", c.Agent.HeartbeatTimeout)
 	positive("gate.timeout", c.Gate.Timeout)
+	for _, p := range c.Gate.Protected {
+		if err := ladder.ValidatePattern(p); err != nil {
+			bad("gate.protected", "%q: use paths relative to the repository root, e.g. .horizon/ or tests/**/*.golden", p)
+		}
+	}
 	// NaN passes every comparison below and Inf passes some; neither can
 	// be carried to a run (its input is JSON), so both are refused first.
 	amount := func(key string, v float64, none string) {

@@ -2,12 +2,12 @@ package gate
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -23,6 +23,12 @@ type Gate struct {
 	// ".horizon/verify.sh", "detected: go test ./...", or the script path
 	// given to FromScript.
 	Source string `json:"source"`
+	// Script, Mode and Hash are the script's path relative to the root,
+	// its git mode and its object ID, as DiscoverTree found them in a
+	// commit ("" for a detected command; Hash "" on disk).
+	Script string `json:"script,omitempty"`
+	Mode   string `json:"mode,omitempty"`
+	Hash   string `json:"hash,omitempty"`
 }
 
 // String renders the command line, for logs and receipts.
@@ -40,17 +46,17 @@ const npmPlaceholderTest = `echo "Error: no test specified" && exit 1`
 type detector struct {
 	looked  string // how the marker is named in ErrNoGate
 	command []string
-	match   func(dir string) bool
-	// choose, when set, picks the command for a matching directory
-	// (instead of command).
-	choose func(dir string) []string
+	match   func(t Tree) bool
+	// choose, when set, picks the command for a matching tree whose
+	// files are named under root (instead of command).
+	choose func(t Tree, root string) []string
 }
 
 var detectors = []detector{
 	{
 		looked:  "go.mod (go test ./...)",
 		command: []string{"go", "test", "./..."},
-		match:   func(dir string) bool { return isFile(filepath.Join(dir, "go.mod")) },
+		match:   func(t Tree) bool { return isFile(t, "go.mod") },
 	},
 	{
 		looked: "pyproject.toml, pytest.ini, setup.cfg, tox.ini or test_*.py (.venv/venv python -m pytest, pytest, python3 -m pytest)",
@@ -65,7 +71,7 @@ var detectors = []detector{
 	{
 		looked:  "Cargo.toml (cargo test)",
 		command: []string{"cargo", "test"},
-		match:   func(dir string) bool { return isFile(filepath.Join(dir, "Cargo.toml")) },
+		match:   func(t Tree) bool { return isFile(t, "Cargo.toml") },
 	},
 }
 
@@ -73,7 +79,9 @@ var detectors = []detector{
 // a command detected from the ecosystem (go.mod → go test ./...; pyproject.toml,
 // pytest.ini, setup.cfg, tox.ini or test_*.py → pytest, see pytestCommand;
 // package.json with a scripts.test → npm test; Cargo.toml → cargo test, in
-// that order).
+// that order). A run never discovers in a lane: it discovers once on its
+// base commit (DiscoverTree over a GitTree); Discover serves `horizon gate`
+// and the loop, which judge a working directory.
 //
 // A gate script that exists but cannot be run (a directory, or no execute
 // bit) is an error matching ErrGateNotRunnable; Discover does not fall back to
@@ -92,34 +100,7 @@ func Discover(dir string) (Gate, error) {
 	if !st.IsDir() {
 		return Gate{}, fmt.Errorf("discover gate: %s is not a directory", abs)
 	}
-
-	looked := make([]string, 0, len(ScriptPaths)+len(detectors))
-	for _, rel := range ScriptPaths {
-		p := filepath.Join(abs, rel)
-		looked = append(looked, p)
-		st, err := os.Stat(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return Gate{}, &NotRunnableError{Path: p, Reason: err.Error(), Fix: "make it readable and executable (chmod +x " + p + ")"}
-		}
-		if err := checkRunnable(p, st); err != nil {
-			return Gate{}, err
-		}
-		return Gate{Path: p, Command: []string{p}, Source: rel}, nil
-	}
-	for _, d := range detectors {
-		looked = append(looked, d.looked)
-		if d.match(abs) {
-			cmd := append([]string(nil), d.command...)
-			if d.choose != nil {
-				cmd = d.choose(abs)
-			}
-			return Gate{Command: cmd, Source: "detected: " + strings.Join(cmd, " ")}, nil
-		}
-	}
-	return Gate{}, &NoGateError{Dir: abs, Looked: looked}
+	return DiscoverTree(context.Background(), DirTree(abs), abs)
 }
 
 // FromScript returns the gate that runs the script at path. The lead uses it
@@ -134,34 +115,23 @@ func FromScript(path string) Gate {
 	return Gate{Path: abs, Command: []string{abs}, Source: path}
 }
 
-// checkRunnable reports why the script at p (already stat'ed) cannot be
-// executed, or nil.
-func checkRunnable(p string, st fs.FileInfo) error {
-	switch {
-	case st.IsDir():
-		return &NotRunnableError{Path: p, Reason: "it is a directory", Fix: "replace it with an executable script that exits 0 when the checks pass"}
-	case !st.Mode().IsRegular():
-		return &NotRunnableError{Path: p, Reason: "it is not a regular file (" + st.Mode().Type().String() + ")", Fix: "replace it with an executable script"}
-	case st.Mode().Perm()&0o111 == 0:
-		return &NotRunnableError{Path: p, Reason: "it lacks the execute bit", Fix: "run: chmod +x " + p + " (and commit the mode change)"}
-	}
-	return nil
+func isFile(t Tree, p string) bool {
+	e, ok, err := t.Entry(p)
+	return err == nil && ok && isFileMode(e.Mode)
 }
 
-func isFile(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
-}
-
-func isPython(dir string) bool {
+func isPython(t Tree) bool {
 	for _, m := range []string{"pyproject.toml", "pytest.ini", "setup.cfg", "tox.ini"} {
-		if isFile(filepath.Join(dir, m)) {
+		if isFile(t, m) {
 			return true
 		}
 	}
 	for _, sub := range []string{".", "tests", "test"} {
-		if hits, _ := filepath.Glob(filepath.Join(dir, sub, "test_*.py")); len(hits) > 0 {
-			return true
+		es, _ := t.List(sub)
+		for _, e := range es {
+			if ok, _ := path.Match("test_*.py", path.Base(e.Path)); ok && isFileMode(e.Mode) {
+				return true
+			}
 		}
 	}
 	return false
@@ -178,12 +148,19 @@ var VenvDirs = []string{".venv", "venv"}
 // python3 -m pytest, whose "No module named pytest" at least says what is
 // missing. The virtualenv's interpreter is named relative to dir, so the
 // command works in any checkout of the same tree that carries the
-// virtualenv.
-func pytestCommand(dir string) []string {
+// virtualenv. Discovered in a commit (a GitTree), the virtualenv is the
+// one in the repository's own directory (root), named by its absolute
+// path: lanes do not carry it, and one a worker made in its lane is not
+// the repository's.
+func pytestCommand(t Tree, root string) []string {
+	_, onDisk := t.(DirTree)
 	for _, venv := range VenvDirs {
 		for _, py := range []string{"python", "python3"} {
 			rel := filepath.Join(venv, "bin", py)
-			if canImportPytest(filepath.Join(dir, rel)) {
+			if canImportPytest(filepath.Join(root, rel)) {
+				if !onDisk {
+					return []string{filepath.Join(root, rel), "-m", "pytest"}
+				}
 				return []string{"./" + filepath.ToSlash(rel), "-m", "pytest"}
 			}
 		}
@@ -237,8 +214,11 @@ func canImportPytest(py string) bool {
 	return probe(filepath.Dir(py), py, "-c", "import pytest") // its own group, dying with the daemon (probe.go)
 }
 
-func hasNpmTest(dir string) bool {
-	data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+func hasNpmTest(t Tree) bool {
+	if !isFile(t, "package.json") {
+		return false
+	}
+	data, err := t.Read("package.json")
 	if err != nil {
 		return false
 	}

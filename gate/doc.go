@@ -10,8 +10,14 @@
 //
 // The package has four parts:
 //
-//   - Discover finds the gate of a directory; FromScript wraps a copy of a
-//     gate script kept outside the lane, so a worker cannot edit its judge.
+//   - DiscoverTree finds the gate of a tree: a commit's, read with git as
+//     it is (GitTree: modes from ls-tree, contents from blobs), which is how
+//     a run decides its gate once on its base commit; Discover does the
+//     same for a directory on disk (`horizon gate`). The result names the
+//     script's git mode and blob, so the caller can put exactly that
+//     script back before every run (activities/gate_restore.go).
+//   - ParsePassing and Vanished tell a test that passed from one that no
+//     longer ran: a test failing at baseline must pass, not vanish.
 //   - Run executes the gate as a capped subprocess: its own process group, a
 //     hard wall-clock timeout, SIGTERM then SIGKILL of the whole group on
 //     overrun (and of any member left behind after a normal exit), stdin from

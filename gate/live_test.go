@@ -169,7 +169,7 @@ func needTool(t *testing.T, ok bool, tool, install string) {
 // a pytest on PATH (Debian's python3-pytest installs one) is run by its own
 // interpreter with -m, before a bare python3 -m pytest.
 func pytestSource() string {
-	return "detected: " + strings.Join(pytestCommand(os.TempDir()), " ")
+	return "detected: " + strings.Join(pytestCommand(DirTree(os.TempDir()), os.TempDir()), " ")
 }
 
 // pytestEnv returns the gate's environment for the pytest project. Discover

@@ -38,10 +38,15 @@ type Receipt struct {
 	DurationMS   int64     `json:"duration_ms"`
 	Failing      []string  `json:"failing"`
 	FailingKnown bool      `json:"failing_known"`
-	OutputTail   string    `json:"output_tail"`
-	OutputBytes  int64     `json:"output_bytes"`  // bytes the gate produced, before capping
-	OutputDigest string    `json:"output_digest"` // "sha256:<hex>" of Result.Output (the captured, capped output)
-	Err          string    `json:"err,omitempty"`
+	// Passing are the tests the output reports as passed (ParsePassing);
+	// PassingKnown is false when it names none, and then a test's absence
+	// cannot be told from its passing by the output alone.
+	Passing      []string `json:"passing,omitempty"`
+	PassingKnown bool     `json:"passing_known"`
+	OutputTail   string   `json:"output_tail"`
+	OutputBytes  int64    `json:"output_bytes"`  // bytes the gate produced, before capping
+	OutputDigest string   `json:"output_digest"` // "sha256:<hex>" of Result.Output (the captured, capped output)
+	Err          string   `json:"err,omitempty"`
 }
 
 // NewReceipt builds the receipt of res, the run of gate g on lane commit
@@ -52,6 +57,7 @@ type Receipt struct {
 // recognise the repeat.
 func NewReceipt(run, feature string, attempt int, laneCommit string, g Gate, res Result) Receipt {
 	failing, known := ParseFailures(res.Output)
+	passing, passKnown := ParsePassing(res.Output)
 	sum := sha256.Sum256([]byte(res.Output))
 	return Receipt{
 		ID:           newReceiptID(time.Now()),
@@ -66,6 +72,8 @@ func NewReceipt(run, feature string, attempt int, laneCommit string, g Gate, res
 		DurationMS:   res.Duration.Milliseconds(),
 		Failing:      failing,
 		FailingKnown: known,
+		Passing:      passing,
+		PassingKnown: passKnown,
 		OutputTail:   tail(res.Output, ReceiptTailBytes),
 		OutputBytes:  res.OutputBytes,
 		OutputDigest: "sha256:" + hex.EncodeToString(sum[:]),

@@ -48,6 +48,7 @@ func Evidence(a *Attempt) string {
 	if a.ProtocolError != "" {
 		fmt.Fprintf(&b, "- Your final message was not accepted: %s. It must end with the horizon-report block.\n", a.ProtocolError)
 	}
+	b.WriteString(gateTrust(a.Gate))
 	if g := a.Gate; g != nil && !g.Passed() {
 		fmt.Fprintf(&b, "- The gate (`%s`) ended with verdict %s, exit code %d.\n", g.Command, g.Verdict, g.ExitCode)
 		if len(g.Failing) > 0 {
@@ -122,6 +123,12 @@ func AuditBrief(goal string, n int, gate *GateRun, diff string) string {
 	fmt.Fprintf(&b, "# Audit (attempt %d)\n\nA worker changed this repository to achieve the goal below. Review the change independently; you cannot edit files or run commands.\n\n## Goal\n\n%s\n\n", n, strings.TrimSpace(goal))
 	if gate != nil {
 		fmt.Fprintf(&b, "## Gate\n\nThe repository's gate `%s` passed (exit %d) on this change.\n\n", gate.Command, gate.ExitCode)
+		if len(gate.Reverted) > 0 {
+			fmt.Fprintf(&b, "The worker also changed protected paths, which were reverted before the gate and are not part of the change: %s. Judge whether the change depended on them.\n\n", strings.Join(gate.Reverted, ", "))
+		}
+		if len(gate.VanishedGreen) > 0 {
+			fmt.Fprintf(&b, "Tests that passed before this change no longer ran: %s. You must address this in your verdict: reject unless removing them is what the goal asks for.\n\n", strings.Join(gate.VanishedGreen, ", "))
+		}
 	}
 	if diff != DiffPlaceholder {
 		diff = clip(diff, 60000)
@@ -143,4 +150,21 @@ func clip(s string, n int) string {
 		cut++
 	}
 	return fmt.Sprintf("…[%d bytes omitted]…\n%s", cut, s[cut:])
+}
+
+// gateTrust is the evidence of a gate run that holds the worker to its
+// judge: protected paths it changed (reverted) and failing tests that
+// vanished instead of passing.
+func gateTrust(g *GateRun) string {
+	if g == nil {
+		return ""
+	}
+	var b strings.Builder
+	if len(g.Vanished) > 0 {
+		fmt.Fprintf(&b, "- Tests that failed at baseline did not run at all: %s. Deleting, renaming or skipping a failing test is not a way to pass; make it pass. The change was not accepted.\n", strings.Join(g.Vanished, ", "))
+	}
+	if len(g.Reverted) > 0 {
+		fmt.Fprintf(&b, "- Your changes to protected paths (the gate and its directories) were reverted before the gate ran and are not part of your change: %s.\n", strings.Join(g.Reverted, ", "))
+	}
+	return b.String()
 }

@@ -112,6 +112,20 @@ type GateRun struct {
 	ChangedFiles []string `json:"changed_files,omitempty"` // against the base commit
 	ChangedLines int      `json:"changed_lines,omitempty"`
 	Note         string   `json:"note,omitempty"` // e.g. "gate script edited by the worker was restored"
+	// Reverted are the worker's changes to protected paths (gate.protected
+	// and the gate script) that were undone before the gate ran: out of
+	// scope, never judged, never committed.
+	Reverted []string `json:"reverted,omitempty"`
+	// Vanished are tests that failed at baseline and did not appear in
+	// this run's results, passing or failing: deleting a failing test is
+	// not a way to pass (vanished_tests). Judged refuses such a run.
+	Vanished []string `json:"vanished,omitempty"`
+	// VanishedGreen are tests that passed at baseline and did not appear
+	// in this run: evidence the auditor must address.
+	VanishedGreen []string `json:"vanished_green,omitempty"`
+	// PassingUnknown says the gate's output names no passing tests, so a
+	// test's absence could only be judged from the sources (see Vanished).
+	PassingUnknown bool `json:"passing_unknown,omitempty"`
 }
 
 // Trigger is an escalation signal computed from artifacts (receipts,
@@ -122,8 +136,8 @@ type Trigger struct {
 	Detail   string   `json:"detail"`
 }
 
-// Passed is true only for an exit-0 gate.
-func (g *GateRun) Passed() bool { return g != nil && g.Verdict == "pass" }
+// Passed is true only for an exit-0 gate with no vanished test (Judged).
+func (g *GateRun) Passed() bool { ok, _ := g.Judged(); return ok }
 
 // Attempt is one pass through worker → gate → auditor, or a retrieval
 // step (Action "retrieve": a read-only agent gathers context; no change,
@@ -196,6 +210,10 @@ type RunState struct {
 	DaySpent    float64         `json:"day_spent,omitempty"`   // today's spend across runs, as last read
 	StartedAt   time.Time       `json:"started_at"`
 	UpdatedAt   time.Time       `json:"updated_at"`
+
+	// Gate is the run's gate as decided on the base commit; every gate run
+	// restores and runs exactly that.
+	Gate *GateRecord `json:"gate_record,omitempty"`
 
 	// Planned runs (horizon start without --single) also carry:
 
@@ -323,6 +341,9 @@ func (s *RunState) Markdown() string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %d | $%.4f |\n",
 			n, dash(a.Tier), dash(a.Model), a.reportCell(), a.gateCell(), a.auditCell(), a.Outcome, dash(strings.Join(sig, ", ")), a.Usage.Tokens(), a.Usage.Cost)
 	}
+	for _, l := range GateTrustLines(s.Attempts) {
+		fmt.Fprintf(&b, "\n%s\n", viewCell(l))
+	}
 	if c := s.Current(); c != nil && c.Route != "" {
 		fmt.Fprintf(&b, "\nladder: %s\n", c.Route)
 	}
@@ -375,7 +396,14 @@ func (a *Attempt) gateCell() string {
 	if a.Gate == nil {
 		return "–"
 	}
-	return fmt.Sprintf("%s (exit %d)", a.Gate.Verdict, a.Gate.ExitCode)
+	cell := fmt.Sprintf("%s (exit %d)", a.Gate.Verdict, a.Gate.ExitCode)
+	if n := len(a.Gate.Vanished); n > 0 {
+		cell += fmt.Sprintf(", %d vanished", n)
+	}
+	if n := len(a.Gate.Reverted); n > 0 {
+		cell += fmt.Sprintf(", %d reverted", n)
+	}
+	return cell
 }
 
 func (a *Attempt) auditCell() string {

@@ -188,6 +188,10 @@ type Entry struct {
 	ChangedFiles []string `json:"changed_files,omitempty"`
 	ChangedLines int      `json:"changed_lines,omitempty"` // added + deleted
 	PromptTokens int      `json:"prompt_tokens,omitempty"` // the attempt's largest prompt, in tokens
+	// Vanished are tests that failed at baseline and are absent from the
+	// attempt's gate results; Reverted its changes to protected paths.
+	Vanished []string `json:"vanished,omitempty"`
+	Reverted []string `json:"reverted,omitempty"`
 }
 
 // IsAttempt reports whether e is an attempt (not a retrieval step).

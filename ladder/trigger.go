@@ -21,6 +21,7 @@ const (
 	TriggerOverLineCeiling  TriggerKind = "over_line_ceiling" // more changed lines than the card's ceiling
 	TriggerContextOverflow  TriggerKind = "context_overflow"  // a local prompt over the local context cap
 	TriggerUnresolvedSymbol TriggerKind = "unresolved_symbol" // the compiler or runtime could not resolve a name
+	TriggerVanishedTests    TriggerKind = "vanished_tests"    // a test failing at baseline is absent from the gate's results
 )
 
 // Trigger is one escalation trigger fired by an attempt, with its evidence.
@@ -68,6 +69,7 @@ func Triggers(card Card, baselineFailing []string, prev *Entry, cur Entry, gateO
 		func() (Trigger, bool) { return OverLineCeiling(card, cur) },
 		func() (Trigger, bool) { return ContextOverflow(cur, localContextCap) },
 		func() (Trigger, bool) { return UnresolvedSymbol(cur, gateOutput) },
+		func() (Trigger, bool) { return VanishedTests(cur) },
 	} {
 		if tr, ok := t(); ok {
 			out = append(out, tr)
@@ -153,19 +155,45 @@ func Regression(baselineFailing []string, prev *Entry, cur Entry) (Trigger, bool
 }
 
 // OutOfScope fires when cur touched files that no pattern of the card's
-// allow-list covers. A card without an allow-list has no scope to leave.
+// allow-list covers, or changed protected paths (gate.protected, the gate
+// script), which the gate step reverted. A card without an allow-list has
+// no scope to leave; protected paths are out of every card's scope.
 func OutOfScope(card Card, cur Entry) (Trigger, bool) {
-	if len(card.AllowPaths) == 0 {
+	out := OutsideAllowList(card.AllowPaths, cur.ChangedFiles)
+	rev := normSet(cur.Reverted)
+	var why []string
+	if len(out) > 0 {
+		why = append(why, "files outside the card's allow-list "+list(out))
+	}
+	if len(rev) > 0 {
+		why = append(why, "changes to protected paths, reverted before the gate "+list(rev))
+	}
+	if len(why) == 0 {
 		return Trigger{}, false
 	}
-	out := OutsideAllowList(card.AllowPaths, cur.ChangedFiles)
-	if len(out) == 0 {
+	ev := append(out, rev...)
+	slices.Sort(ev)
+	return Trigger{
+		Kind:     TriggerOutOfScope,
+		Evidence: slices.Compact(ev),
+		Detail:   strings.Join(why, "; "),
+	}, true
+}
+
+// VanishedTests fires when tests that failed at baseline appear in
+// neither the failing nor the passing set of cur's gate run (the gate
+// activity compares the receipts: gate.Vanished). Deleting a failing test
+// is not a way to pass: such an attempt is never accepted
+// (horizon.GateRun.Judged).
+func VanishedTests(cur Entry) (Trigger, bool) {
+	v := normSet(cur.Vanished)
+	if len(v) == 0 {
 		return Trigger{}, false
 	}
 	return Trigger{
-		Kind:     TriggerOutOfScope,
-		Evidence: out,
-		Detail:   "files outside the card's allow-list " + list(out),
+		Kind:     TriggerVanishedTests,
+		Evidence: v,
+		Detail:   "tests failing at baseline that no longer ran " + list(v),
 	}, true
 }
 

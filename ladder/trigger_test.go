@@ -245,6 +245,8 @@ func TestOutOfScopeAndLineCeiling(t *testing.T) {
 			Entry{ChangedFiles: mixed.Files, ChangedLines: mixed.ChangedLines()}, nil, true},
 		{"at the ceiling is fine", Card{LineCeiling: 19}, Entry{ChangedLines: mixed.ChangedLines()}, nil, false},
 		{"a path climbing out of the repo is never in scope", Card{AllowPaths: []string{"**"}}, Entry{ChangedFiles: []string{"../etc/passwd"}}, []string{"../etc/passwd"}, false},
+		{"reverted protected paths are out of every card's scope", Card{}, Entry{Reverted: []string{".horizon/verify.sh"}}, []string{".horizon/verify.sh"}, false},
+		{"reverted and outside the allow-list", Card{AllowPaths: []string{"calc.go"}}, Entry{ChangedFiles: []string{"x.go"}, Reverted: []string{".zecor/verify.sh"}}, []string{".zecor/verify.sh", "x.go"}, false},
 	}
 	require.Equal(t, 19, mixed.ChangedLines())
 	for _, tt := range tests {
@@ -307,4 +309,24 @@ func TestListBounds(t *testing.T) {
 	names := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}
 	require.Equal(t, "[a b c d e f g h … (+2 more)]", list(names))
 	require.Equal(t, "[a]", list(names[:1]))
+}
+
+// A test failing at baseline that no longer ran fires vanished_tests,
+// naming it; a gate run without vanished tests does not.
+func TestVanishedTests(t *testing.T) {
+	tr, ok := VanishedTests(Entry{Outcome: OutcomeGateFailed, Vanished: []string{"p.TestB", "p.TestA"}})
+	require.True(t, ok)
+	require.Equal(t, TriggerVanishedTests, tr.Kind)
+	require.Equal(t, []string{"p.TestA", "p.TestB"}, tr.Evidence)
+	require.Contains(t, tr.Detail, "p.TestA")
+	_, ok = VanishedTests(Entry{Outcome: OutcomeGateFailed})
+	require.False(t, ok)
+	kinds := func(ts []Trigger) []TriggerKind {
+		var out []TriggerKind
+		for _, t := range ts {
+			out = append(out, t.Kind)
+		}
+		return out
+	}
+	require.Contains(t, kinds(Triggers(Card{}, []string{"p.TestA"}, nil, Entry{Outcome: OutcomeGateFailed, Vanished: []string{"p.TestA"}}, "", 0)), TriggerVanishedTests)
 }

@@ -40,6 +40,9 @@ type Setup struct {
 	// Local is, per role, the local model used near a spend ceiling
 	// instead of a metered one (activities.PreflightOutput.Local).
 	Local map[horizon.Role]string
+	// Gate is the run's gate record (activities.PreflightOutput.GateRecord):
+	// every gate run of the run and its features restores and runs it.
+	Gate *horizon.GateRecord `json:",omitempty"`
 }
 
 // queue is the task queue for a role's sessions: the paid queue for

@@ -274,13 +274,14 @@ func (l *loop) blocker() (horizon.Blocker, bool) {
 func (l *loop) gate(ctx workflow.Context, n int) (passed bool, err error) {
 	l.s.phase(ctx, horizon.PhaseGate)
 	var g horizon.GateRun
-	if err := execute(ctx, l.bound(ctx, gateOptions(l.limits, fmt.Sprintf("gate · %s · attempt %d", l.job.id, n))), a.RunGate, activities.GateInput{
+	if err := execute(ctx, l.bound(ctx, gateOptions(l.limits, fmt.Sprintf("gate · %s · attempt %d", l.job.id, n))), a.RunGate, judged(ctx, activities.GateInput{
 		RunID: l.runID, Feature: l.job.id, Attempt: n, Repo: l.repo, Lane: l.lane.Path, BaseCommit: l.baseCommit, Timeout: l.limits.GateTimeout,
-	}, &g); err != nil {
+	}, l.setup.Gate, l.limits, l.s.state.Baseline), &g); err != nil {
 		return false, err
 	}
 	c := l.s.state.Current()
 	c.Gate = &g
+	// Judged is the one verdict: exit 0 and no failing test vanished.
 	if !g.Passed() {
 		c.Outcome = horizon.OutcomeGateFailed
 		return false, nil

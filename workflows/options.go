@@ -20,6 +20,9 @@ type Limits struct {
 	SessionTimeout   time.Duration
 	HeartbeatTimeout time.Duration
 	GateTimeout      time.Duration
+	// GateProtected is gate.protected: globs of paths a worker may not
+	// change (nil: horizon.DefaultGateProtected).
+	GateProtected []string `json:",omitempty"`
 	// Advisor is the advisor.* configuration of the run's watchdog.
 	Advisor activities.AdvisorSettings `json:",omitzero"`
 }

@@ -194,7 +194,8 @@ func (p *plannedRun) prepare(ctx workflow.Context) error {
 	}, &pre); err != nil {
 		return err
 	}
-	p.setup = Setup{Models: pre.Models, Paid: pre.Paid, Tiers: pre.Tiers, LocalContext: pre.LocalContext, Local: pre.Local}
+	p.setup = Setup{Models: pre.Models, Paid: pre.Paid, Tiers: pre.Tiers, LocalContext: pre.LocalContext, Local: pre.Local, Gate: pre.GateRecord}
+	st.Gate = pre.GateRecord
 	p.setup.Lead, p.setup.LeadPaid = pre.Models[horizon.RoleWorker], pre.Paid[horizon.RoleWorker]
 	if in.Model == "" && pre.Tiers[ladder.T4].Available {
 		// Planning is the lead's role: the metered T4 rung when connected.
@@ -214,9 +215,9 @@ func (p *plannedRun) prepare(ctx workflow.Context) error {
 	}
 	limits := in.Limits.withDefaults()
 	var baseline horizon.GateRun
-	if err := execute(ctx, gateOptions(limits, "baseline gate · base commit"), a.RunGate, activities.GateInput{
+	if err := execute(ctx, gateOptions(limits, "baseline gate · base commit"), a.RunGate, judged(ctx, activities.GateInput{
 		RunID: in.RunID, Feature: "baseline", Attempt: 0, Repo: in.Repo, Lane: lane.Path, BaseCommit: in.BaseCommit, Timeout: limits.GateTimeout,
-	}, &baseline); err != nil {
+	}, pre.GateRecord, limits, nil), &baseline); err != nil {
 		return err
 	}
 	st.Baseline = &baseline
@@ -426,9 +427,9 @@ func (p *plannedRun) integrate(ctx workflow.Context) (bool, error) {
 		return false, err
 	}
 	var g horizon.GateRun
-	if err := execute(ctx, gateOptions(limits, "integration gate · "+st.Branch), a.RunGate, activities.GateInput{
+	if err := execute(ctx, gateOptions(limits, "integration gate · "+st.Branch), a.RunGate, judged(ctx, activities.GateInput{
 		RunID: p.in.RunID, Feature: "integration", Attempt: p.carry.IntegrationTries + 1, Repo: p.in.Repo, Lane: lane.Path, BaseCommit: p.in.BaseCommit, Timeout: limits.GateTimeout,
-	}, &g); err != nil {
+	}, p.setup.Gate, limits, st.Baseline), &g); err != nil {
 		return false, err
 	}
 	st.Integration = &g

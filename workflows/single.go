@@ -88,11 +88,11 @@ func (r *singleRun) prepare(ctx workflow.Context) error {
 	if models == nil { // a history from before role resolution
 		models = map[horizon.Role]string{horizon.RoleWorker: in.Model, horizon.RoleAuditor: in.Model}
 	}
-	st.Models, st.Model = models, models[horizon.RoleWorker]
+	st.Models, st.Model, st.Gate = models, models[horizon.RoleWorker], pre.GateRecord
 	r.loop = &loop{
 		s: r.s, runID: in.RunID, goal: in.Goal, repo: in.Repo, baseCommit: in.BaseCommit,
 		job:    job{id: DefaultFeature, task: in.Goal, kind: in.Kind, lineCeiling: in.LineCeiling},
-		setup:  Setup{Models: models, Paid: pre.Paid, Tiers: pre.Tiers, LocalContext: pre.LocalContext, Local: pre.Local},
+		setup:  Setup{Models: models, Paid: pre.Paid, Tiers: pre.Tiers, LocalContext: pre.LocalContext, Local: pre.Local, Gate: pre.GateRecord},
 		limits: in.Limits.withDefaults(), paidQueue: in.PaidQueue, throttleAt: in.ThrottleAt,
 		onBlocker: r.waitUnblocked,
 	}
@@ -111,9 +111,9 @@ func (r *singleRun) prepare(ctx workflow.Context) error {
 	}
 	r.s.phase(ctx, horizon.PhaseBaseline)
 	var baseline horizon.GateRun
-	if err := execute(ctx, gateOptions(r.loop.limits, "baseline gate · "+DefaultFeature), a.RunGate, activities.GateInput{
+	if err := execute(ctx, gateOptions(r.loop.limits, "baseline gate · "+DefaultFeature), a.RunGate, judged(ctx, activities.GateInput{
 		RunID: in.RunID, Feature: DefaultFeature, Attempt: 0, Repo: in.Repo, Lane: r.loop.lane.Path, BaseCommit: in.BaseCommit, Timeout: r.loop.limits.GateTimeout,
-	}, &baseline); err != nil {
+	}, pre.GateRecord, r.loop.limits, nil), &baseline); err != nil {
 		return err
 	}
 	st.Baseline = &baseline

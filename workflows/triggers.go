@@ -32,6 +32,8 @@ func entry(feature string, a *horizon.Attempt) ladder.Entry {
 		e.DiffHash = g.Tree
 		e.ChangedFiles = g.ChangedFiles
 		e.ChangedLines = g.ChangedLines
+		e.Vanished = g.Vanished
+		e.Reverted = g.Reverted
 	}
 	return e
 }

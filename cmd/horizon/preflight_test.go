@@ -176,3 +176,37 @@ func TestDoctorModelsAndGateOK(t *testing.T) {
 		})
 	}
 }
+
+// A repository that commits .horizon/roadmap.md (or specialists) but no
+// gate script is judged by its detected command: doctor says so, naming
+// no temporary copy, as start and supervisor start decide (one
+// DiscoverGate on the commit's tree).
+func TestDoctorGateWithOnlyGateDirectoryFiles(t *testing.T) {
+	t.Setenv("HORIZON_TEMPORAL_ADDRESS", "")
+	fakeOpenCode(t, "fake/fake-coder")
+	for name, files := range map[string][]string{
+		"roadmap":     {".horizon/roadmap.md"},
+		"specialists": {".horizon/specialists/reviewer.md"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			repo := gateRepo(t, func(dir string) {
+				_ = os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n"), 0o644)
+				for _, f := range files {
+					_ = os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755)
+					_ = os.WriteFile(filepath.Join(dir, f), []byte("- [ ] a\n"), 0o644)
+				}
+			})
+			_, out, errOut := runCLI(t, "doctor", "--repo", repo, "--json")
+			var checks []check
+			require.NoError(t, json.Unmarshal([]byte(out), &checks), out+errOut)
+			for _, c := range checks {
+				if c.Name == "gate" {
+					require.True(t, c.OK, "%+v", c)
+					require.Equal(t, "detected: go test ./...", c.Detail)
+					return
+				}
+			}
+			t.Fatalf("no gate check in %s", out)
+		})
+	}
+}

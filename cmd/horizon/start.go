@@ -316,6 +316,7 @@ func (a *app) runTemplate() workflows.RunInput {
 			SessionTimeout:   cfg.Agent.SessionTimeout,
 			HeartbeatTimeout: cfg.Agent.HeartbeatTimeout,
 			GateTimeout:      cfg.Gate.Timeout,
+			GateProtected:    cfg.Gate.Protected,
 			Advisor:          advisorSettings(cfg.Advisor),
 		},
 		Planned:            cfg.Run.Planned,

@@ -167,6 +167,9 @@ func printState(w io.Writer, s *horizon.RunState, live bool) {
 			fmt.Fprintf(w, "  attempt %d %s\n", at.N, sum)
 		}
 	}
+	for _, l := range horizon.GateTrustLines(s.Attempts) {
+		fmt.Fprintf(w, "  %s\n", oneLine(l, 600))
+	}
 	if c := s.Current(); c != nil && c.Route != "" {
 		fmt.Fprintf(w, "  ladder: %s\n", c.Route)
 	}
