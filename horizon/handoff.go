@@ -177,7 +177,7 @@ func Handoff(in HandoffInput) string {
 	for _, s := range handoffSections {
 		s.write(&b, in, v)
 	}
-	return b.String()
+	return Safe(b.String())
 }
 
 // handoffHeader: title, run, status, branch, plan counts and warnings.

@@ -85,7 +85,7 @@ func (s *RunState) PlanMarkdown() string {
 		if s.Phase == PhasePlanning {
 			b.WriteString("\nThe lead is planning the goal.\n")
 		}
-		return b.String()
+		return Safe(b.String())
 	}
 	b.WriteString("\n| milestone | feature | status | attempts | tier | last receipt | cost |\n|---|---|---|---|---|---|---|\n")
 	var blocked []Feature
@@ -135,7 +135,7 @@ func (s *RunState) PlanMarkdown() string {
 		}
 		b.WriteString("\n")
 	}
-	return b.String()
+	return Safe(b.String())
 }
 
 // PlanTree renders a planned run as plain text for a terminal: the run's

@@ -20,7 +20,7 @@ func (r DailyReport) Markdown() string {
 	for _, rr := range r.Repos {
 		writeReportRepo(&b, rr)
 	}
-	return b.String()
+	return Safe(b.String())
 }
 
 func writeReportHeader(b *strings.Builder, r DailyReport) {
@@ -136,7 +136,7 @@ func writeReportStalled(b *strings.Builder, ss []Stall) {
 func (r RoadmapRef) Markdown() string {
 	var b strings.Builder
 	writeReportRoadmap(&b, &r)
-	return strings.TrimPrefix(b.String(), "\n### Roadmap\n\n")
+	return Safe(strings.TrimPrefix(b.String(), "\n### Roadmap\n\n"))
 }
 
 func writeReportRoadmap(b *strings.Builder, rm *RoadmapRef) {

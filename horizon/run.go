@@ -348,7 +348,7 @@ func (s *RunState) Markdown() string {
 		fmt.Fprintf(&b, "\nladder: %s\n", c.Route)
 	}
 	b.WriteString(adviceMarkdown("", s.Attempts))
-	return b.String()
+	return Safe(b.String())
 }
 
 // adviceMarkdown lists, for the Web UI, what the advisor's watchdog said

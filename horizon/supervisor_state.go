@@ -200,7 +200,7 @@ func (s *SupervisorState) Markdown() string {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.RunID, r.Entry, r.Status, viewCell(r.Goal))
 		}
 	}
-	return b.String()
+	return Safe(b.String())
 }
 
 // SupervisorID is the workflow ID of a repository's supervisor: one per

@@ -49,7 +49,11 @@ A run that is not waiting refuses the approval, with its reason (exit 2).`,
   horizon approve run-20261130-021500-ab12cd --subject m2 --note "CSV first, JSON can wait"`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.runID = args[0]
+			id, err := idArg("run", args[0])
+			if err != nil {
+				return err
+			}
+			o.runID = id
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}

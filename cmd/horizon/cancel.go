@@ -24,7 +24,11 @@ func newCancelCmd(a *app, runF func(context.Context, *cancelOptions) error) *cob
 		Short: "Cancel a run or a loop: its agent session is aborted and nothing more is committed",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.runID = args[0]
+			id, err := idArg("run", args[0])
+			if err != nil {
+				return err
+			}
+			o.runID = id
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}

@@ -85,10 +85,10 @@ func consoleRun(ctx context.Context, o *consoleOptions) error {
 	a := o.app
 	return a.withEngine(ctx, false, func(c client.Client) error {
 		b := consoleBackend{c: c, namespace: a.cfg.Temporal.Namespace, runs: a.runs(c)}
-		if o.plain || !terminal(a.out) || !terminal(os.Stdin) {
+		if o.plain || !terminal(a.rawOut) || !terminal(os.Stdin) {
 			return console.Print(ctx, a.out, b)
 		}
-		return console.Run(ctx, b, console.Options{ListEvery: o.interval}, os.Stdin, a.out)
+		return console.Run(ctx, b, console.Options{ListEvery: o.interval}, os.Stdin, a.rawOut)
 	})
 }
 

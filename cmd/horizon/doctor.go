@@ -161,6 +161,11 @@ func (a *app) doctor(ctx context.Context) []check {
 
 	if err := checkHome(a.cfg.Home); err != nil {
 		out = append(out, check{Name: "home", Detail: err.Error(), Fix: "set HORIZON_HOME to a directory you can write"})
+	} else if mode, open := daemon.HomeOpen(a.cfg.Home); open {
+		// The home holds goals, transcripts and tokens; the daemon narrows
+		// it when it starts, so this is a home it could not narrow or that
+		// was opened since.
+		out = append(out, check{Name: "home", Detail: fmt.Sprintf("%s is open to other users (mode %04o)", a.cfg.Home, mode), Fix: "run: chmod 700 " + a.cfg.Home})
 	} else {
 		out = append(out, check{Name: "home", OK: true, Detail: a.cfg.Home})
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/gate"
+	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/internal/daemon"
 	"github.com/horizon/horizon/internal/engine"
 	"github.com/horizon/horizon/internal/repo"
@@ -49,8 +50,9 @@ func exitCode(err error) int {
 	var ue usageError
 	var ce *config.Error
 	var de *repo.DirtyError
+	var bid *core.BadIDError
 	switch {
-	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &de),
+	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &de), errors.As(err, &bid),
 		errors.Is(err, repo.ErrNotGit), errors.Is(err, repo.ErrNoCommits),
 		errors.Is(err, gate.ErrNoGate), errors.Is(err, gate.ErrGateNotRunnable),
 		errors.Is(err, daemon.ErrNoRemote):

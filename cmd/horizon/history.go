@@ -27,7 +27,11 @@ func newHistoryCmd(a *app, runF func(context.Context, *historyOptions) error) *c
 		Hidden: true,
 		Args:   exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.runID = args[0]
+			id, err := idArg("run", args[0])
+			if err != nil {
+				return err
+			}
+			o.runID = id
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}

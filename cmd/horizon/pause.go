@@ -25,7 +25,11 @@ gate run) finishes and is recorded; nothing new starts, and nothing is paid
 for, until ` + "`horizon resume RUN`" + `.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.runID = args[0]
+			id, err := idArg("run", args[0])
+			if err != nil {
+				return err
+			}
+			o.runID = id
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}

@@ -171,7 +171,11 @@ func newQueueRmCmd(a *app, runF func(context.Context, *queueEntryOptions) error)
 		Short: "Drop a queue entry (a roadmap item's plan removed is not decomposed again)",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.id = args[0]
+			id, err := idArg("queue entry", args[0])
+			if err != nil {
+				return err
+			}
+			o.id = id
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
@@ -187,7 +191,11 @@ func newQueueMoveCmd(a *app, runF func(context.Context, *queueEntryOptions) erro
 		Short: "Move a queue entry to the top",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.id = args[0]
+			id, err := idArg("queue entry", args[0])
+			if err != nil {
+				return err
+			}
+			o.id = id
 			if !o.top {
 				return usagef("queue move: say where: --top")
 			}

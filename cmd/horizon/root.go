@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/config"
+	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/daemon"
 	"github.com/horizon/horizon/internal/logging"
 )
@@ -45,8 +46,13 @@ type app struct {
 	cfg      *config.Config
 	log      zerolog.Logger
 	logClose io.Closer
-	out      io.Writer
-	errOut   io.Writer
+	// out and errOut pass everything through horizon.Safe: goals, titles,
+	// model output and IDs are untrusted, and no command means to send a
+	// control sequence. rawOut is the terminal itself, for the console's
+	// full-screen view, which draws its own (and sanitises its cells).
+	out    io.Writer
+	errOut io.Writer
+	rawOut io.Writer
 	// connect reaches the engine for withEngine and withRun; nil is dial.
 	// Tests hand in a client of their own.
 	connect func(ctx context.Context, autostart bool) (client.Client, error)
@@ -57,7 +63,9 @@ func Main(args []string) int { return run(args, os.Stdout, os.Stderr) }
 
 // run runs one command line with its output going to out and errOut.
 func run(args []string, out, errOut io.Writer) int {
-	a := &app{out: out, errOut: errOut}
+	safeOut, safeErr := horizon.NewSafeWriter(out), horizon.NewSafeWriter(errOut)
+	defer func() { _ = safeOut.Flush(); _ = safeErr.Flush() }()
+	a := &app{out: safeOut, errOut: safeErr, rawOut: out}
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetOut(out)
@@ -67,7 +75,7 @@ func run(args []string, out, errOut io.Writer) int {
 		_ = a.logClose.Close()
 	}
 	if err != nil {
-		printErr(errOut, err)
+		printErr(safeErr, err)
 	}
 	return exitCode(err)
 }

@@ -37,7 +37,11 @@ ceiling (all runs' spend per UTC day, spend.day_ceiling) that RUN observes.`,
 			if err != nil {
 				return err
 			}
-			o.runID, o.usd = args[0], usd
+			id, err := idArg("run", args[0])
+			if err != nil {
+				return err
+			}
+			o.runID, o.usd = id, usd
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}

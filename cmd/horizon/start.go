@@ -390,7 +390,7 @@ func startRun(ctx context.Context, o *startOptions) error {
 // afterSubmit prints the run ID (detached) or follows the run to its end.
 func (a *app) afterSubmit(ctx context.Context, c client.Client, in workflows.RunInput, detach, asJSON bool) error {
 	id := in.RunID
-	ui := runURL(a.cfg, id)
+	ui := runLink(a.cfg, id)
 	if detach {
 		if asJSON {
 			return json.NewEncoder(a.out).Encode(map[string]string{"run_id": id, "branch": horizon.IntegrationBranch(id), "ui": ui})

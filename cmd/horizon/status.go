@@ -58,7 +58,11 @@ same object as ` + "`horizon loop --json`" + `.`,
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
-				o.runID = args[0]
+				id, err := idArg("run", args[0])
+				if err != nil {
+					return err
+				}
+				o.runID = id
 			}
 			if runF != nil {
 				return runF(cmd.Context(), o)

@@ -234,7 +234,11 @@ func newTaskOutputCmd(a *app, runF func(context.Context, *taskOutputOptions) err
 		Short: "Print a task's output (--follow waits for more until it ends; Ctrl-C detaches)",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.id = args[0]
+			id, err := idArg("task", args[0])
+			if err != nil {
+				return err
+			}
+			o.id = id
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
@@ -274,7 +278,11 @@ func newTaskStopCmd(a *app, runF func(context.Context, *taskStopOptions) error) 
 		Short: "Stop a task: its session is aborted, its end recorded",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.id = args[0]
+			id, err := idArg("task", args[0])
+			if err != nil {
+				return err
+			}
+			o.id = id
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}

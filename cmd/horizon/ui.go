@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/horizon/horizon/config"
+	"github.com/horizon/horizon/internal/engine"
 )
 
 type uiOptions struct {
@@ -25,7 +28,11 @@ commit) with its retries and heartbeats.`,
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
-				o.runID = args[0]
+				id, err := idArg("run", args[0])
+				if err != nil {
+					return err
+				}
+				o.runID = id
 			}
 			if runF != nil {
 				return runF(cmd.Context(), o)
@@ -43,17 +50,27 @@ func uiRun(_ context.Context, o *uiOptions) error {
 	if !a.cfg.UI.Enabled {
 		return usagef("the Web UI is disabled (ui.enabled=false)")
 	}
-	fmt.Fprintln(a.out, runURL(a.cfg, o.runID))
+	fmt.Fprintln(a.out, runLink(a.cfg, o.runID))
 	return nil
 }
 
+// runURL is the Web UI page of run id (all runs for ""), without the
+// token: for pages that are themselves shown to others.
 func runURL(cfg *config.Config, id string) string {
-	base := cfg.UIURL()
-	if base == "" {
-		return ""
-	}
+	return engine.UILink(cfg.UIURL(), uiPath(cfg, id), "")
+}
+
+// runLink is runURL with the UI's token, which a browser trades for a
+// cookie on first use: printed only to the person who owns the home. The
+// daemon makes the token; before it has, the link is the bare address.
+func runLink(cfg *config.Config, id string) string {
+	tok, _ := engine.ReadToken(filepath.Join(cfg.Home, engine.UITokenFile))
+	return engine.UILink(cfg.UIURL(), uiPath(cfg, id), tok)
+}
+
+func uiPath(cfg *config.Config, id string) string {
 	if id == "" {
-		return base
+		return "/"
 	}
-	return fmt.Sprintf("%s/namespaces/%s/workflows/%s", base, cfg.Temporal.Namespace, id)
+	return fmt.Sprintf("/namespaces/%s/workflows/%s", url.PathEscape(cfg.Temporal.Namespace), url.PathEscape(id))
 }

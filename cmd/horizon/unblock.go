@@ -38,7 +38,11 @@ planned run with several blocked features needs it.`,
 			if strings.TrimSpace(o.note) == "" {
 				return usagef("--note is required: say what changed, so the next attempt knows")
 			}
-			o.runID = args[0]
+			id, err := idArg("run", args[0])
+			if err != nil {
+				return err
+			}
+			o.runID = id
 			if len(args) == 2 {
 				o.feature = args[1]
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/core"
 )
 
 // Argument checks. Every way a command line can be wrong is bad usage (exit
@@ -73,3 +74,14 @@ func flagError(cmd *cobra.Command, err error) error {
 
 // plural is "1 feature", "2 features".
 var plural = horizon.Plural
+
+// idArg is an ID given on the command line: an explicit empty or blank
+// one is refused, never read as "the newest" (a script's unset "$RUN"
+// must not reach someone else's run), and so is anything that is not an
+// ID (core.CheckID), before it is used in a query or a path.
+func idArg(kind, arg string) (string, error) {
+	if err := core.CheckID(kind, arg); err != nil {
+		return "", usageError{err}
+	}
+	return arg, nil
+}

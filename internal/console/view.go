@@ -65,7 +65,9 @@ func (m Model) render(styled bool) string {
 		return s.Render(line)
 	}
 	w := max(20, m.width)
-	cut := func(line string) string { return ansi.Truncate(line, w, "…") }
+	// Every line is untrusted text (goals, titles, notes, IDs) until made
+	// safe; styles are added after.
+	cut := func(line string) string { return ansi.Truncate(horizon.Safe(line), w, "…") }
 	needs := m.needs()
 	footer := m.footer(w)
 	runsH, needH, detailH := m.heights(len(needs), len(footer))

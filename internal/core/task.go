@@ -139,8 +139,12 @@ func (e *ProjectSpecialistError) Error() string {
 	return fmt.Sprintf("specialist %s is a project specialist (%s): background tasks run the specialists the daemon gives OpenCode, the built-in and user ones; copy it to ~/.config/horizon/specialists to run it as a task", e.Name, e.Path)
 }
 
-// Get reads one task's metadata.
+// Get reads one task's metadata. Stop and Output start here, so an ID
+// that is not one (../server) never becomes a path.
 func (t Tasks) Get(id string) (activities.TaskMeta, error) {
+	if err := CheckID("task", id); err != nil {
+		return activities.TaskMeta{}, err
+	}
 	m, err := activities.ReadTaskMeta(t.Home, id)
 	if errors.Is(err, os.ErrNotExist) {
 		return m, &TaskNotFoundError{ID: id}

@@ -42,8 +42,12 @@ type Lock struct {
 // pid. The kernel drops a flock when its holder dies, so a crashed daemon
 // never leaves a stale lock behind.
 func Acquire(p Paths) (*Lock, error) {
-	if err := os.MkdirAll(p.Home, 0o700); err != nil {
-		return nil, fmt.Errorf("daemon: create home %s: %w", p.Home, err)
+	if err := SecureHome(p.Home); err != nil {
+		var insecure *InsecureHomeError
+		if !errors.As(err, &insecure) {
+			return nil, err
+		}
+		// Not fatal (a home on a file system without modes): Serve warns.
 	}
 	f, err := os.OpenFile(p.Lock(), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {

@@ -49,6 +49,7 @@ func Serve(ctx context.Context, o Options) error {
 		return err
 	}
 	paths := Paths{Home: cfg.Home}
+	restrictUmask()
 	if !o.EngineOnly {
 		if err := CheckShared(cfg); err != nil {
 			return err
@@ -59,6 +60,9 @@ func Serve(ctx context.Context, o Options) error {
 		return err
 	}
 	defer lock.Release()
+	if mode, open := HomeOpen(cfg.Home); open {
+		log.Warn().Str("Home", cfg.Home).Str("Mode", fmt.Sprintf("%04o", mode)).Msg("the home is open to other users; run `chmod 700` on it")
+	}
 	identity := fmt.Sprintf("horizon@%s:%d", hostname(), os.Getpid())
 	log = log.With().Str("Identity", identity).Logger()
 

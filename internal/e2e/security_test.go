@@ -3,16 +3,22 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/demo"
 	"github.com/horizon/horizon/internal/fakemodel"
+	"github.com/horizon/horizon/internal/procnet"
 )
 
 // plantedKeys are vendor credentials in the operator's environment.
@@ -85,8 +91,13 @@ func TestAgentShellHasNoVendorKeys(t *testing.T) {
 func TestEngineAdmitsOnlyTheOwner(t *testing.T) {
 	needsE2E(t)
 	w := newWorld(t, &fakemodel.Script{})
+	// A home that already exists, made by hand with the usual umask.
+	require.NoError(t, os.MkdirAll(w.home, 0o755))
+	require.NoError(t, os.Chmod(w.home, 0o755))
 	out, code := w.run(context.Background(), "resume")
 	require.Equal(t, 0, code, out)
+	requireOwnerOnly(t, w.home)
+	requireNoListenerAnswersStrangers(t, w)
 	st, err := os.Stat(filepath.Join(w.home, "engine.token"))
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), st.Mode().Perm())
@@ -146,4 +157,65 @@ func envValue(env []string, name string) string {
 		}
 	}
 	return v
+}
+
+// requireOwnerOnly: the home is 0700 and nothing in it (the engine's
+// database, OpenCode's store, logs, tokens) is open to group or others.
+func requireOwnerOnly(t *testing.T, home string) {
+	t.Helper()
+	st, err := os.Stat(home)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o700), st.Mode().Perm(), "the home is narrowed to its owner")
+	seen := 0
+	require.NoError(t, filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.Type()&fs.ModeSymlink != 0 {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil // gone meanwhile
+		}
+		seen++
+		require.Zero(t, info.Mode().Perm()&0o077, "%s is %s: open to others", p, info.Mode().Perm())
+		return nil
+	}))
+	require.FileExists(t, filepath.Join(home, "temporal.db"))
+	require.Greater(t, seen, 5)
+}
+
+// requireNoListenerAnswersStrangers lists every TCP socket the daemon and
+// its children (OpenCode) listen on and asks each, without credentials,
+// for the engine's workflows, over HTTP and gRPC: none answers. The Web
+// UI answers its owner through the link `horizon ui` prints.
+func requireNoListenerAnswersStrangers(t *testing.T, w *world) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tree, err := procnet.Tree(w.daemonPID())
+	require.NoError(t, err)
+	var all []procnet.Listener
+	for _, pid := range tree {
+		ls, err := procnet.Listening(pid)
+		if err != nil {
+			continue // a child that ended meanwhile
+		}
+		all = append(all, ls...)
+	}
+	require.GreaterOrEqual(t, len(all), 6, "the engine's frontend (gRPC, HTTP), its internal services and the UI")
+	for _, l := range all {
+		require.Empty(t, procnet.Answered(ctx, l.Addr), "pid %d's listener %s answered a stranger", l.PID, l.Addr)
+	}
+
+	link, code := w.run(ctx, "ui")
+	require.Equal(t, 0, code, link)
+	link = strings.TrimSpace(link)
+	require.Contains(t, link, "?token=", "the link carries the UI's token")
+	jar, err := cookiejar.New(nil)
+	require.NoError(t, err)
+	resp, err := (&http.Client{Jar: jar, Timeout: 30 * time.Second}).Get(link)
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode, "the owner's link opens the UI: %s", body)
+	require.NotContains(t, resp.Request.URL.String(), "token=", "the token leaves the address bar")
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,6 +29,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/horizon/horizon/config"
+	"github.com/horizon/horizon/internal/procnet"
 )
 
 // Only a client presenting the token in $HORIZON_HOME/engine.token reaches
@@ -41,6 +43,8 @@ func TestEmbeddedAdmitsOnlyTheToken(t *testing.T) {
 	}
 	home := t.TempDir()
 	cfg := &config.Config{Home: home, Temporal: config.Temporal{Namespace: "default", Port: freePortT(t)}}
+	before, err := procnet.Listening(os.Getpid())
+	require.NoError(t, err)
 	e, err := StartEmbedded(Options{DBPath: filepath.Join(home, "temporal.db"), Port: cfg.Temporal.Port, UIPort: freePortT(t), Logger: zerolog.Nop()})
 	require.NoError(t, err)
 	defer e.Stop()
@@ -110,17 +114,18 @@ func TestEmbeddedAdmitsOnlyTheToken(t *testing.T) {
 		return err == nil && w.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED
 	}, time.Minute, 200*time.Millisecond, "the scheduled workflow runs to completion")
 
-	// The Web UI forwards the token for its browser.
-	resp, err := http.Get(e.UIURL() + "/api/v1/namespaces/default/workflows")
+	// The Web UI forwards the engine's token for a browser that has the
+	// UI's own token (as a cookie, from the link `horizon ui` prints).
+	uiTok, err := ReadToken(filepath.Join(home, UITokenFile))
 	require.NoError(t, err)
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
-	require.Contains(t, string(body), scheduled)
+	code, body := uiGet(t, e.UIURL()+"/api/v1/namespaces/default/workflows", "", uiTok)
+	require.Equal(t, http.StatusOK, code, body)
+	require.Contains(t, body, scheduled)
+	requireUIGuarded(t, e.UIURL(), uiTok)
 
 	// The frontend's HTTP API refuses a caller without the token too.
 	httpAddr := net.JoinHostPort(loopbackIP, strconv.Itoa(e.conf.Services["frontend"].RPC.HTTPPort))
-	resp, err = http.Get("http://" + httpAddr + "/api/v1/namespaces/default/workflows")
+	resp, err := http.Get("http://" + httpAddr + "/api/v1/namespaces/default/workflows")
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
@@ -144,6 +149,19 @@ func TestEmbeddedAdmitsOnlyTheToken(t *testing.T) {
 			require.False(t, errors.As(err, &pd), "%s: the refusal comes from TLS, before any handler: %v", name, err)
 		}
 	}
+
+	// Every listener the engine opened, named or not, refuses a stranger.
+	after, err := procnet.Listening(os.Getpid())
+	require.NoError(t, err)
+	opened := 0
+	for _, l := range after {
+		if slices.Contains(before, l) {
+			continue
+		}
+		opened++
+		require.Empty(t, procnet.Answered(ctx, l.Addr), "%s answered without credentials", l.Addr)
+	}
+	require.GreaterOrEqual(t, opened, 6, "the frontend (gRPC and HTTP), the UI and the internal services listen")
 }
 
 func requireRefused(t *testing.T, err error) {
@@ -209,5 +227,100 @@ func TestRemoteAPIKey(t *testing.T) {
 	}
 	for addr, want := range map[string]bool{"127.0.0.1:7233": true, "localhost:7233": true, "[::1]:7233": true, "temporal.example.com:7233": false, "10.0.0.1:7233": false} {
 		require.Equal(t, want, loopbackAddress(addr), addr)
+	}
+}
+
+// uiGet GETs url with the UI token as a cookie (none when "") and Host
+// host (the URL's when ""), and returns the status and body.
+func uiGet(t *testing.T, url, host, token string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	require.NoError(t, err)
+	if host != "" {
+		req.Host = host
+	}
+	if token != "" {
+		req.AddCookie(&http.Cookie{Name: UICookie, Value: token})
+	}
+	resp, err := noRedirect.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+// requireUIGuarded: without the token, with a wrong one, or under a Host
+// that is not this machine's, the UI answers nothing; the link's token
+// becomes an HttpOnly cookie; and writes that bypass horizon's verbs
+// (terminate, signal, start, batch) are refused even with the cookie.
+func requireUIGuarded(t *testing.T, base, token string) {
+	t.Helper()
+	for _, path := range []string{"/", "/api/v1/namespaces/default/workflows", "/api/v1/settings", "/healthz", "/namespaces/default/workflows/x", "/no-such-page"} {
+		status, _ := uiGet(t, base+path, "", "")
+		require.Equal(t, http.StatusUnauthorized, status, "%s without the token", path)
+		status, _ = uiGet(t, base+path, "", strings.Repeat("0", len(token)))
+		require.Equal(t, http.StatusUnauthorized, status, "%s with a wrong token", path)
+		for _, host := range []string{"evil.example", "evil.example:8233", "127.0.0.1.evil.example"} {
+			status, _ = uiGet(t, base+path, host, token)
+			require.Equal(t, http.StatusMisdirectedRequest, status, "%s under Host %s", path, host)
+		}
+	}
+
+	// The link: its token is traded for a cookie, and the address loses it.
+	resp, err := noRedirect.Get(base + "/namespaces/default/workflows?token=" + token)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.Equal(t, "/namespaces/default/workflows", resp.Header.Get("Location"))
+	var ck *http.Cookie
+	for _, c := range resp.Cookies() {
+		if c.Name == UICookie {
+			ck = c
+		}
+	}
+	require.NotNil(t, ck, "the link sets the UI cookie")
+	require.True(t, ck.HttpOnly, "a page's script cannot read the UI cookie")
+	require.Equal(t, http.SameSiteStrictMode, ck.SameSite)
+	resp, err = noRedirect.Get(base + "/?token=" + strings.Repeat("0", len(token)))
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode, "a wrong token in the link")
+
+	// Writes: with the cookie and the CSRF token the UI hands out, a
+	// terminate, a signal, a start and a batch are still refused.
+	req, err := http.NewRequest(http.MethodGet, base+"/api/v1/settings", nil)
+	require.NoError(t, err)
+	req.AddCookie(&http.Cookie{Name: UICookie, Value: token})
+	resp, err = noRedirect.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	csrf := ""
+	for _, c := range resp.Cookies() {
+		if c.Name == "_csrf" {
+			csrf = c.Value
+		}
+	}
+	for _, path := range []string{
+		"/api/v1/namespaces/default/workflows/any/terminate",
+		"/api/v1/namespaces/default/workflows/any/signal/sig",
+		"/api/v1/namespaces/default/workflows/new-one",
+		"/api/v1/namespaces/default/batch-operations/b1",
+		"/api/v1/namespaces/default/workflows/any/reset",
+	} {
+		req, err := http.NewRequest(http.MethodPost, base+path, strings.NewReader(`{}`))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-CSRF-Token", csrf)
+		req.AddCookie(&http.Cookie{Name: UICookie, Value: token})
+		req.AddCookie(&http.Cookie{Name: "_csrf", Value: csrf})
+		resp, err := noRedirect.Do(req)
+		require.NoError(t, err)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.GreaterOrEqual(t, resp.StatusCode, 400, "POST %s must be refused: %s", path, b)
+		require.NotEqual(t, http.StatusNotFound, resp.StatusCode, "POST %s: refused as a write, not unknown", path)
 	}
 }

@@ -21,20 +21,14 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
 
-	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
-	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
-	uiserver "github.com/temporalio/ui-server/v2/server"
-	uiapi "github.com/temporalio/ui-server/v2/server/api"
 	uiconfig "github.com/temporalio/ui-server/v2/server/config"
-	uioptions "github.com/temporalio/ui-server/v2/server/server_options"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/server/common/authorization"
 	"go.temporal.io/server/common/cluster"
@@ -45,7 +39,6 @@ import (
 	"go.temporal.io/server/common/primitives"
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/types/known/durationpb"
 )
 
@@ -94,7 +87,7 @@ type Options struct {
 type Embedded struct {
 	server   temporal.Server
 	conf     *tconfig.Config
-	ui       *uiserver.Server
+	ui       *uiServer
 	uiDone   chan error
 	opts     Options
 	stopOnce sync.Once
@@ -183,36 +176,26 @@ func StartEmbedded(o Options) (*Embedded, error) {
 	}
 	e := &Embedded{server: srv, conf: conf, opts: o}
 	if o.UIPort != 0 {
-		uiConf := &uiconfig.Config{
-			Host:                o.ListenIP,
-			Port:                o.UIPort,
-			TemporalGRPCAddress: net.JoinHostPort(loopbackIP, strconv.Itoa(o.Port)),
-			EnableUI:            true,
-			DefaultNamespace:    o.Namespace,
-			CORS:                uiconfig.CORS{CookieInsecure: true},
-			HideLogs:            true,
-			DisableNewsFetch:    true,
+		uiToken, err := EnsureToken(filepath.Join(filepath.Dir(o.TokenPath), UITokenFile))
+		if err != nil {
+			_ = srv.Stop()
+			return nil, err
+		}
+		uo := uiOptions{
+			listenIP: o.ListenIP, port: o.UIPort, frontend: net.JoinHostPort(loopbackIP, strconv.Itoa(o.Port)),
+			namespace: o.Namespace, engineToken: token, uiToken: uiToken,
 		}
 		if !Loopback(o.ListenIP) {
-			uiConf.TLS = uiconfig.TLS{CaFile: filepath.Join(filepath.Dir(o.TokenPath), FrontendCertFile), ServerName: FrontendServerName, EnableHostVerification: true}
+			uo.tls = uiconfig.TLS{CaFile: filepath.Join(filepath.Dir(o.TokenPath), FrontendCertFile), ServerName: FrontendServerName, EnableHostVerification: true}
 		}
-		e.ui = uiserver.NewServer(uiWithToken(token), uioptions.WithConfigProvider(uiConf))
+		if e.ui, err = newUIServer(uo); err != nil {
+			_ = srv.Stop()
+			return nil, err
+		}
 		e.uiDone = make(chan error, 1)
-		go func() { e.uiDone <- e.ui.Start() }()
+		go func() { e.uiDone <- e.ui.serve() }()
 	}
 	return e, nil
-}
-
-// uiWithToken makes the Web UI present the engine's token on every call it
-// forwards to the frontend, so the browser needs none. Anyone who can reach
-// the UI's loopback port therefore acts as the owner (README: Security).
-func uiWithToken(token string) uioptions.ServerOption {
-	md := metadata.Pairs("authorization", "Bearer "+token)
-	return uioptions.WithAPIMiddleware([]uiapi.Middleware{
-		func(echo.Context) runtime.ServeMuxOption {
-			return runtime.WithMetadata(func(context.Context, *http.Request) metadata.MD { return md })
-		},
-	})
 }
 
 // TokenPath is the file holding the engine's access token.
@@ -252,7 +235,7 @@ func (e *Embedded) UIURL() string {
 func (e *Embedded) Stop() {
 	e.stopOnce.Do(func() {
 		if e.ui != nil {
-			e.ui.Stop()
+			e.ui.stop()
 		}
 		if err := e.server.Stop(); err != nil {
 			e.opts.Logger.Warn().Err(err).Msg("engine stop")
@@ -387,12 +370,10 @@ func serverConfig(o Options, sqlConf, visConf *tconfig.SQL) (*tconfig.Config, er
 			if err != nil {
 				return nil, err
 			}
+			// No HTTP port: an internal service's HTTP API would answer
+			// without the token (it trusts internode callers), and
+			// nothing of horizon's speaks HTTP to it.
 			svc.RPC.GRPCPort = p
-			if name == "internal-frontend" {
-				if svc.RPC.HTTPPort, err = freePort(); err != nil {
-					return nil, err
-				}
-			}
 		}
 		conf.Services[name] = svc
 	}

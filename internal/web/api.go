@@ -22,9 +22,6 @@ const maxBody = 64 << 10
 const maxDays = 366
 
 var (
-	// runIDRe is what a workflow ID of horizon looks like; anything else
-	// in a path is refused before the engine is asked.
-	runIDRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$`)
 	dateRe  = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 	entryRe = regexp.MustCompile(`^[qQ][0-9]+$`)
 )
@@ -56,8 +53,8 @@ func (s *Server) runs(r *http.Request) (any, error) {
 
 func (s *Server) runID(r *http.Request) (string, error) {
 	id := r.PathValue("id")
-	if !runIDRe.MatchString(id) {
-		return "", badRequest("run ID %q: want an ID as `horizon list` shows it", id)
+	if err := core.CheckID("run", id); err != nil {
+		return "", badRequest("%v", err)
 	}
 	return id, nil
 }

@@ -159,8 +159,8 @@ func (s *Server) chartSpec(r *http.Request) (chartSpec, error) {
 			}
 			id = rows[0].ID
 		}
-		if !runIDRe.MatchString(id) {
-			return chartSpec{}, badRequest("run %q: want an ID as `horizon list` shows it", id)
+		if err := core.CheckID("run", id); err != nil {
+			return chartSpec{}, badRequest("%v", err)
 		}
 		st, _, err := s.Core.Run(ctx, id)
 		if err != nil {

@@ -26,13 +26,14 @@ func status(err error) int {
 		ref   *core.RefusedError
 		ended *core.EndedError
 		in    *InputError
+		bid   *core.BadIDError
 	)
 	switch {
 	case errors.As(err, &nf), errors.As(err, &snf), errors.As(err, &nr), errors.As(err, &sch):
 		return http.StatusNotFound
 	case errors.As(err, &ref), errors.As(err, &ended):
 		return http.StatusConflict
-	case errors.As(err, &in):
+	case errors.As(err, &in), errors.As(err, &bid):
 		return http.StatusBadRequest
 	}
 	return http.StatusInternalServerError
