@@ -9,8 +9,9 @@ import (
 
 func TestNewBlocker(t *testing.T) {
 	tests := []struct {
-		typ, evidence string
-		want          string // canonical type; "" when refused
+		typ      BlockerType
+		evidence string
+		want     BlockerType // canonical type; "" when refused
 		is            error
 	}{
 		{typ: "missing_credential", evidence: "STRIPE_KEY unset", want: BlockerMissingCredential},
@@ -34,7 +35,7 @@ func TestNewBlocker(t *testing.T) {
 		{typ: "missing_credential", evidence: "??? !!! ... ---", is: ErrVagueEvidence},
 	}
 	for _, tt := range tests {
-		t.Run(tt.typ+"/"+tt.evidence, func(t *testing.T) {
+		t.Run(string(tt.typ)+"/"+tt.evidence, func(t *testing.T) {
 			b, err := NewBlocker(tt.typ, tt.evidence)
 			if tt.is != nil {
 				require.ErrorIs(t, err, tt.is)

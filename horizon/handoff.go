@@ -266,7 +266,7 @@ func handoffBlocked(b *strings.Builder, _ HandoffInput, v handoffView) {
 	for _, it := range v.blocked {
 		typ, ev := "untyped", "no evidence recorded"
 		if bl := it.f.Blocker; bl != nil {
-			typ, ev = dash(bl.Type), dash(oneLine(bl.Evidence))
+			typ, ev = dash(string(bl.Type)), dash(oneLine(bl.Evidence))
 		}
 		fmt.Fprintf(b, "- **%s** %s%s — `%s`: %s (after %s)\n", it.f.ID, it.f.Title, partOf(it.f), typ, ev, Plural(it.f.AttemptCount(), "attempt"))
 	}

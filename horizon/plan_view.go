@@ -98,7 +98,7 @@ func (s *RunState) PlanMarkdown() string {
 			}
 			status := string(f.Status)
 			if f.Status == FeatureBlocked && f.Blocker != nil {
-				status += ": " + f.Blocker.Type
+				status += ": " + string(f.Blocker.Type)
 				blocked = append(blocked, f)
 			}
 			receipt := "–"
