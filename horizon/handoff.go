@@ -157,6 +157,7 @@ var handoffSections = []struct {
 	{"skipped", handoffSkipped},
 	{"blocked", handoffBlocked},
 	{"open", handoffOpen},
+	{"asked", handoffAsked},
 	{"integration", handoffIntegration},
 	{"decisions", handoffDecisions},
 	{"assumptions", handoffAssumptions},
@@ -301,6 +302,19 @@ func handoffOpen(b *strings.Builder, in HandoffInput, v handoffView) {
 		}
 		b.WriteString("\n")
 	}
+}
+
+// handoffAsked: what the workers asked a person for and were refused,
+// per feature and attempt.
+func handoffAsked(b *strings.Builder, in HandoffInput, _ handoffView) {
+	var asks strings.Builder
+	for _, f := range in.Plan.features() {
+		asks.WriteString(asksMarkdown(f.ID, f.Attempts))
+	}
+	if asks.Len() == 0 {
+		return
+	}
+	b.WriteString("\n## " + asksHeading + "\n\n" + asks.String())
 }
 
 // handoffIntegration: the final gate on the integration branch, if it ran.

@@ -166,6 +166,9 @@ func printState(w io.Writer, s *horizon.RunState, live bool) {
 		if sum := horizon.AdviceSummary(at.Advice); sum != "" {
 			fmt.Fprintf(w, "  attempt %d %s\n", at.N, sum)
 		}
+		for _, l := range at.AskLines() {
+			fmt.Fprintf(w, "  attempt %d %s\n", at.N, l)
+		}
 	}
 	if c := s.Current(); c != nil && c.Route != "" {
 		fmt.Fprintf(w, "  ladder: %s\n", c.Route)
