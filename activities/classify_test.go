@@ -20,7 +20,7 @@ func TestClassifySessionError(t *testing.T) {
 	tests := []struct {
 		name    string
 		err     error
-		errType string // "" : retried as it is (an outage)
+		errType string              // "" : retried as it is (an outage)
 		blocker horizon.BlockerType // the blocker type an ErrTypeProviderRefused carries
 	}{
 		{"unauthorized", se("APIError", 401, "Incorrect API key provided: sk-xx"), ErrTypeProviderRefused, horizon.BlockerMissingCredential},
