@@ -12,7 +12,7 @@ func TestNewBlocker(t *testing.T) {
 		typ      BlockerType
 		evidence string
 		want     BlockerType // canonical type; "" when refused
-		is            error
+		is       error
 	}{
 		{typ: "missing_credential", evidence: "STRIPE_KEY unset", want: BlockerMissingCredential},
 		{typ: "Missing-Credentials", evidence: "OPENAI_API_KEY is empty in the lane env", want: BlockerMissingCredential},
