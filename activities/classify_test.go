@@ -20,8 +20,8 @@ func TestClassifySessionError(t *testing.T) {
 	tests := []struct {
 		name    string
 		err     error
-		errType string // "" : retried as it is (an outage)
-		blocker string // the blocker type an ErrTypeProviderRefused carries
+		errType string              // "" : retried as it is (an outage)
+		blocker horizon.BlockerType // the blocker type an ErrTypeProviderRefused carries
 	}{
 		{"unauthorized", se("APIError", 401, "Incorrect API key provided: sk-xx"), ErrTypeProviderRefused, horizon.BlockerMissingCredential},
 		{"forbidden", se("APIError", 403, "Your organization is not allowed to use this model"), ErrTypeProviderRefused, horizon.BlockerMissingCredential},

@@ -351,7 +351,7 @@ var (
 // Rate limits (429 without quota words), timeouts and 5xx pass.
 func refusal(se *agent.SessionError) (horizon.Blocker, bool) {
 	msg := strings.ToLower(se.Message)
-	var typ string
+	var typ horizon.BlockerType
 	switch {
 	case se.Name == "ProviderAuthError" || se.StatusCode == 401 || se.StatusCode == 403:
 		typ = horizon.BlockerMissingCredential

@@ -144,7 +144,7 @@ type SessionOutput struct {
 	Report        *horizon.Report // worker
 	Audit         *horizon.Audit  // auditor
 	ProtocolError string          // missing or invalid protocol block
-	Asked         []string        // permissions or questions the agent raised (denied)
+	Asked         []horizon.Ask   // questions the agent asked and permissions it was denied (nobody answers)
 	Notes         string          // explorer: what it found (its final message, bounded)
 	Plan          *horizon.Plan   // lead: the validated plan (ProtocolError says why there is none)
 	Transcript    string          // path of the final message on disk

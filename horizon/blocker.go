@@ -14,37 +14,79 @@ import (
 // a few kinds of obstacle that another attempt cannot overcome, and carry
 // concrete evidence a human can act on.
 //
+// BlockerType is the one vocabulary: the parser accepts it, and every
+// prompt that teaches a worker to report a blocker builds its list from it
+// (BlockerTypeChoices, BlockerTypeHelp), so no prompt can teach a spelling
+// the parser refuses. Its JSON form is the bare string.
+type BlockerType string
+
 // The first three are what a worker may claim in its horizon-report. The
 // others only horizon records, from trusted events (the agent platform's
-// permission denial, the user's cancel, git's merge conflict): a worker
-// claiming them is not believed.
+// permission denial, a question the worker kept asking, the user's cancel,
+// git's merge conflict): a worker claiming them is not believed.
 const (
-	BlockerMissingCredential  = "missing_credential"  // a key, token or login the work needs is absent
-	BlockerUnavailableService = "unavailable_service" // an external service the work needs does not answer
-	BlockerPlatformLimit      = "platform_limit"      // a platform, framework or structural limit
-	BlockerPermissionDenied   = "permission_denied"   // supervisor only: a permission was denied
-	BlockerCancelled          = "cancelled"           // supervisor only: the user cancelled
+	BlockerMissingCredential  BlockerType = "missing_credential"  // a key, token or login the work needs is absent
+	BlockerUnavailableService BlockerType = "unavailable_service" // an external service the work needs does not answer
+	BlockerPlatformLimit      BlockerType = "platform_limit"      // a platform, framework or structural limit
+	BlockerPermissionDenied   BlockerType = "permission_denied"   // supervisor only: a permission was denied
+	// BlockerNeedsDecision: the worker asked a question only a person can
+	// answer (OpenCode's question tool), again on a later attempt or with
+	// a blocked report; the question is the evidence.
+	BlockerNeedsDecision BlockerType = "needs_decision"
+	BlockerCancelled     BlockerType = "cancelled" // supervisor only: the user cancelled
 	// BlockerMergeConflict: the repository supervisor could not bring a
 	// branch into horizon/roadmap because git found conflicts; only a
 	// person can choose how they resolve.
-	BlockerMergeConflict = "merge_conflict"
+	BlockerMergeConflict BlockerType = "merge_conflict"
 )
 
+// String returns the type's wire spelling.
+func (t BlockerType) String() string { return string(t) }
+
 var (
-	workerBlockerTypes     = []string{BlockerMissingCredential, BlockerUnavailableService, BlockerPlatformLimit}
-	supervisorBlockerTypes = []string{BlockerPermissionDenied, BlockerCancelled, BlockerMergeConflict}
+	workerBlockerTypes     = []BlockerType{BlockerMissingCredential, BlockerUnavailableService, BlockerPlatformLimit}
+	supervisorBlockerTypes = []BlockerType{BlockerPermissionDenied, BlockerNeedsDecision, BlockerCancelled, BlockerMergeConflict}
+	// blockerMeanings says what each worker type is for, in a prompt's words.
+	blockerMeanings = map[BlockerType]string{
+		BlockerMissingCredential:  "a key, token or login the work needs is absent",
+		BlockerUnavailableService: "an external service the work needs does not answer",
+		BlockerPlatformLimit:      "a platform, framework or structural limit no change in the lane can get around",
+	}
 )
 
 // WorkerBlockerTypes returns the blocker types a worker's report may claim.
-func WorkerBlockerTypes() []string { return slices.Clone(workerBlockerTypes) }
+func WorkerBlockerTypes() []BlockerType { return slices.Clone(workerBlockerTypes) }
 
 // SupervisorBlockerTypes returns the types recorded only from trusted
 // events.
-func SupervisorBlockerTypes() []string { return slices.Clone(supervisorBlockerTypes) }
+func SupervisorBlockerTypes() []BlockerType { return slices.Clone(supervisorBlockerTypes) }
 
-// blockerAliases maps spellings models use to the canonical type, after
-// lower-casing and turning spaces and dashes into underscores.
-var blockerAliases = map[string]string{
+// BlockerTypeChoices is the worker's types as a prompt shows them in a
+// JSON example: "missing_credential|unavailable_service|platform_limit".
+func BlockerTypeChoices() string { return joinTypes(workerBlockerTypes, "|") }
+
+// BlockerTypeHelp is the worker's types with what each is for, one
+// clause each, for a prompt's prose: "missing_credential (a key, ...), ...".
+func BlockerTypeHelp() string {
+	parts := make([]string, len(workerBlockerTypes))
+	for i, t := range workerBlockerTypes {
+		parts[i] = fmt.Sprintf("%s (%s)", t, blockerMeanings[t])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func joinTypes(ts []BlockerType, sep string) string {
+	s := make([]string, len(ts))
+	for i, t := range ts {
+		s[i] = string(t)
+	}
+	return strings.Join(s, sep)
+}
+
+// blockerAliases maps spellings models use (and older prompts taught) to
+// the canonical type, after lower-casing and turning spaces and dashes
+// into underscores.
+var blockerAliases = map[string]BlockerType{
 	"missing_credentials":          BlockerMissingCredential,
 	"credential":                   BlockerMissingCredential,
 	"credentials":                  BlockerMissingCredential,
@@ -52,13 +94,19 @@ var blockerAliases = map[string]string{
 	"missing_api_key":              BlockerMissingCredential,
 	"missing_token":                BlockerMissingCredential,
 	"service_unavailable":          BlockerUnavailableService,
+	"external_service":             BlockerUnavailableService,
 	"external_service_unavailable": BlockerUnavailableService,
 	"unavailable_external_service": BlockerUnavailableService,
+	"platform":                     BlockerPlatformLimit,
+	"framework":                    BlockerPlatformLimit,
+	"structural":                   BlockerPlatformLimit,
 	"framework_limit":              BlockerPlatformLimit,
 	"structural_limit":             BlockerPlatformLimit,
 	"platform_limitation":          BlockerPlatformLimit,
 	"framework_limitation":         BlockerPlatformLimit,
 	"permission":                   BlockerPermissionDenied,
+	"question":                     BlockerNeedsDecision,
+	"decision":                     BlockerNeedsDecision,
 	"canceled":                     BlockerCancelled,
 	"cancellation":                 BlockerCancelled,
 	"conflict":                     BlockerMergeConflict,
@@ -91,14 +139,14 @@ var vagueEvidence = map[string]bool{
 
 // NormalizeBlockerType returns the canonical type for t (case, spaces,
 // dashes and known aliases forgiven), or "" when it is not a blocker type.
-func NormalizeBlockerType(t string) string {
-	k := strings.ToLower(strings.TrimSpace(t))
+func NormalizeBlockerType(t string) BlockerType {
+	k := strings.ToLower(strings.TrimSpace(string(t)))
 	k = strings.NewReplacer(" ", "_", "-", "_").Replace(k)
 	if a, ok := blockerAliases[k]; ok {
 		return a
 	}
-	if slices.Contains(workerBlockerTypes, k) || slices.Contains(supervisorBlockerTypes, k) {
-		return k
+	if bt := BlockerType(k); slices.Contains(workerBlockerTypes, bt) || slices.Contains(supervisorBlockerTypes, bt) {
+		return bt
 	}
 	return ""
 }
@@ -110,11 +158,11 @@ func NormalizeBlockerType(t string) string {
 // shorter than MinBlockerEvidence, with fewer than eight letters or
 // digits, a stock phrase such as "blocked" or "cannot proceed", or just the
 // type restated.
-func NewBlocker(typ, evidence string) (Blocker, error) {
-	t := NormalizeBlockerType(typ)
+func NewBlocker(typ BlockerType, evidence string) (Blocker, error) {
+	t := NormalizeBlockerType(string(typ))
 	if t == "" {
 		return Blocker{}, fmt.Errorf("%w %q (one of %s)", ErrUnknownBlockerType, typ,
-			strings.Join(slices.Concat(workerBlockerTypes, supervisorBlockerTypes), "|"))
+			joinTypes(slices.Concat(workerBlockerTypes, supervisorBlockerTypes), "|"))
 	}
 	ev := strings.TrimSpace(evidence)
 	if why := vague(t, ev); why != "" {
@@ -125,7 +173,7 @@ func NewBlocker(typ, evidence string) (Blocker, error) {
 
 // vague returns why ev is not concrete evidence for a blocker of type t,
 // or "".
-func vague(t, ev string) string {
+func vague(t BlockerType, ev string) string {
 	if ev == "" {
 		return "no evidence given"
 	}
@@ -142,7 +190,7 @@ func vague(t, ev string) string {
 		return fmt.Sprintf("evidence %q has too little text to act on", ev)
 	}
 	k := strings.TrimRight(strings.ToLower(strings.Join(strings.Fields(ev), " ")), ".!:;,")
-	if vagueEvidence[k] || k == t || k == strings.ReplaceAll(t, "_", " ") {
+	if vagueEvidence[k] || k == string(t) || k == strings.ReplaceAll(string(t), "_", " ") {
 		return fmt.Sprintf("evidence %q does not say what is missing or failing", ev)
 	}
 	return ""
@@ -178,7 +226,7 @@ func CheckReportBlocker(r Report) (Blocker, error) {
 	if slices.Contains(workerBlockerTypes, b.Type) {
 		return b, nil
 	}
-	return Blocker{}, fmt.Errorf("%w: %q (a worker may claim %s)", ErrUntrustedBlocker, b.Type, strings.Join(workerBlockerTypes, "|"))
+	return Blocker{}, fmt.Errorf("%w: %q (a worker may claim %s)", ErrUntrustedBlocker, b.Type, BlockerTypeChoices())
 }
 
 // ClassifyReportBlocker is CheckReportBlocker without the reason: ok only

@@ -9,9 +9,10 @@ import (
 
 func TestNewBlocker(t *testing.T) {
 	tests := []struct {
-		typ, evidence string
-		want          string // canonical type; "" when refused
-		is            error
+		typ      BlockerType
+		evidence string
+		want     BlockerType // canonical type; "" when refused
+		is       error
 	}{
 		{typ: "missing_credential", evidence: "STRIPE_KEY unset", want: BlockerMissingCredential},
 		{typ: "Missing-Credentials", evidence: "OPENAI_API_KEY is empty in the lane env", want: BlockerMissingCredential},
@@ -21,6 +22,9 @@ func TestNewBlocker(t *testing.T) {
 		{typ: "permission_denied", evidence: "bash: git push denied by permission config", want: BlockerPermissionDenied},
 		{typ: "canceled", evidence: "user pressed Ctrl-C at 09:12 (SIGINT)", want: BlockerCancelled},
 		{typ: "merge conflict", evidence: "main does not merge into horizon/roadmap (conflict in a.go)", want: BlockerMergeConflict},
+		{typ: "external-service", evidence: "registry.npmjs.org answers 503 Service Unavailable", want: BlockerUnavailableService},
+		{typ: "framework", evidence: "the ORM has no way to express a lateral join", want: BlockerPlatformLimit},
+		{typ: "needs_decision", evidence: "question: which database should the cache use?", want: BlockerNeedsDecision},
 		{typ: "tests_failing", evidence: "TestAdd fails with 2 != 3 in calc_test.go:9", is: ErrUnknownBlockerType},
 		{typ: "", evidence: "a perfectly good explanation", is: ErrUnknownBlockerType},
 		{typ: "no_usable_tier", evidence: "no tier is available for this card", is: ErrUnknownBlockerType},
@@ -34,7 +38,7 @@ func TestNewBlocker(t *testing.T) {
 		{typ: "missing_credential", evidence: "??? !!! ... ---", is: ErrVagueEvidence},
 	}
 	for _, tt := range tests {
-		t.Run(tt.typ+"/"+tt.evidence, func(t *testing.T) {
+		t.Run(string(tt.typ)+"/"+tt.evidence, func(t *testing.T) {
 			b, err := NewBlocker(tt.typ, tt.evidence)
 			if tt.is != nil {
 				require.ErrorIs(t, err, tt.is)

@@ -38,7 +38,7 @@ func WorkerBrief(goal string, n, max int, prev *Attempt, guidance string) string
 	b.WriteString("\n## How to finish\n\n")
 	b.WriteString("End your final message with exactly one fenced block like this (JSON, status satisfied|continue|blocked):\n\n")
 	b.WriteString("```horizon-report\n{\"status\": \"satisfied\", \"summary\": \"what you changed and why\"}\n```\n\n")
-	b.WriteString("Use status blocked only with concrete evidence of something you cannot overcome (a missing credential, an unavailable external service, a platform limit): {\"status\": \"blocked\", \"blocker\": {\"type\": \"missing_credential\", \"evidence\": \"...\"}}.\n")
+	fmt.Fprintf(&b, "Use status blocked only with concrete evidence of something you cannot overcome, with one of these types: %s. For example {\"status\": \"blocked\", \"blocker\": {\"type\": \"%s\", \"evidence\": \"...\"}}.\n", BlockerTypeHelp(), BlockerMissingCredential)
 	return b.String()
 }
 

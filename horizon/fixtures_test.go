@@ -84,6 +84,7 @@ func samplePlan(t *testing.T) Plan {
 	require.NoError(t, p.Start("f3"))
 	require.NoError(t, p.RecordAttempt("f3", Attempt{N: 1, Model: "cloud/big", Outcome: OutcomeBlocked,
 		Report: &Report{Status: "blocked", Blocker: &Blocker{Type: "missing_credential", Evidence: "CALENDAR_API_KEY is not set; GET https://calendar.example/v1 returned 401"}},
+		Asked:  []Ask{{Kind: AskPermission, Text: "read: /lanes/f3/.env"}},
 		Usage:  Usage{Input: 500, Output: 50, Cost: 0.02}, StartedAt: at(100)}, 2))
 	b, ok := ClassifyReportBlocker(*p.Milestones[0].Features[findIdx(p, "f3")].Attempts[0].Report)
 	require.True(t, ok)

@@ -157,6 +157,7 @@ var handoffSections = []struct {
 	{"skipped", handoffSkipped},
 	{"blocked", handoffBlocked},
 	{"open", handoffOpen},
+	{"asked", handoffAsked},
 	{"integration", handoffIntegration},
 	{"decisions", handoffDecisions},
 	{"assumptions", handoffAssumptions},
@@ -266,7 +267,7 @@ func handoffBlocked(b *strings.Builder, _ HandoffInput, v handoffView) {
 	for _, it := range v.blocked {
 		typ, ev := "untyped", "no evidence recorded"
 		if bl := it.f.Blocker; bl != nil {
-			typ, ev = dash(bl.Type), dash(oneLine(bl.Evidence))
+			typ, ev = dash(string(bl.Type)), dash(oneLine(bl.Evidence))
 		}
 		fmt.Fprintf(b, "- **%s** %s%s — `%s`: %s (after %s)\n", it.f.ID, it.f.Title, partOf(it.f), typ, ev, Plural(it.f.AttemptCount(), "attempt"))
 	}
@@ -301,6 +302,19 @@ func handoffOpen(b *strings.Builder, in HandoffInput, v handoffView) {
 		}
 		b.WriteString("\n")
 	}
+}
+
+// handoffAsked: what the workers asked a person for and were refused,
+// per feature and attempt.
+func handoffAsked(b *strings.Builder, in HandoffInput, _ handoffView) {
+	var asks strings.Builder
+	for _, f := range in.Plan.features() {
+		asks.WriteString(asksMarkdown(f.ID, f.Attempts))
+	}
+	if asks.Len() == 0 {
+		return
+	}
+	b.WriteString("\n## " + asksHeading + "\n\n" + asks.String())
 }
 
 // handoffIntegration: the final gate on the integration branch, if it ran.

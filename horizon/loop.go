@@ -146,4 +146,6 @@ func (b LoopBrief) writeGate(s *strings.Builder) {
 	s.WriteString("\n")
 }
 
-const loopProtocol = "End this activation's final message with one horizon-report block: status \"satisfied\" when the goal is reached, \"continue\" when more work is needed (the next activation goes on in this session), \"blocked\" (with a blocker) when you cannot go on. The loop reads that block only.\n"
+// loopProtocol's blocker types come from BlockerType, the list the report
+// parser accepts.
+var loopProtocol = "End this activation's final message with one horizon-report block: status \"satisfied\" when the goal is reached, \"continue\" when more work is needed (the next activation goes on in this session), \"blocked\" (with a blocker {\"type\": \"" + BlockerTypeChoices() + "\", \"evidence\": \"...\"}) when you cannot go on. The loop reads that block only.\n"

@@ -98,7 +98,7 @@ func (s *RunState) PlanMarkdown() string {
 			}
 			status := string(f.Status)
 			if f.Status == FeatureBlocked && f.Blocker != nil {
-				status += ": " + f.Blocker.Type
+				status += ": " + string(f.Blocker.Type)
 				blocked = append(blocked, f)
 			}
 			receipt := "–"
@@ -127,6 +127,15 @@ func (s *RunState) PlanMarkdown() string {
 	}
 	if advice.Len() > 0 {
 		b.WriteString("\nAdvisor:\n\n" + advice.String())
+	}
+	var asks strings.Builder
+	for _, m := range s.Plan.Milestones {
+		for _, f := range m.Features {
+			asks.WriteString(asksMarkdown(f.ID, f.Attempts))
+		}
+	}
+	if asks.Len() > 0 {
+		b.WriteString("\n" + asksHeading + ":\n\n" + asks.String())
 	}
 	if g := s.Integration; g != nil {
 		fmt.Fprintf(&b, "\nIntegration gate: %s (exit %d)", g.Verdict, g.ExitCode)
@@ -237,6 +246,11 @@ func (s *RunState) PlanTreeAt(now time.Time) string {
 			b.WriteString(strings.TrimRight(row, " ") + "\n")
 			// Notes go under the title column.
 			under := strings.Repeat(" ", 2+idw+2)
+			for _, a := range f.Attempts {
+				for _, l := range a.AskLines() {
+					fmt.Fprintf(&b, "%sattempt %d %s\n", under, a.N, clipHead(l, viewEvidenceBytes))
+				}
+			}
 			switch {
 			case f.Status == FeatureBlocked && f.Blocker != nil:
 				fmt.Fprintf(&b, "%sblocked: %s: %s\n", under, f.Blocker.Type, clipHead(oneLine(f.Blocker.Evidence), viewEvidenceBytes))

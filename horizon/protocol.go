@@ -194,8 +194,8 @@ type Report struct {
 // is one of the Blocker* constants once checked (NewBlocker); a worker's
 // report may carry any spelling until then.
 type Blocker struct {
-	Type     string `json:"type"`
-	Evidence string `json:"evidence"`
+	Type     BlockerType `json:"type"`
+	Evidence string      `json:"evidence"`
 }
 
 // Audit is the auditor's horizon-audit block.

@@ -316,7 +316,7 @@ func blockerWords(b *Blocker) string {
 	if b == nil {
 		return "blocked (no blocker recorded)"
 	}
-	return b.Type + " — " + viewClip(oneLine(b.Evidence), 300)
+	return string(b.Type) + " — " + viewClip(oneLine(b.Evidence), 300)
 }
 
 // roadmapRef is the roadmap part of a repository's report; a roadmap

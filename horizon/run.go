@@ -177,6 +177,9 @@ type Attempt struct {
 	// Advice is every note the advisor's watchdog gave during the
 	// attempt's worker session, with what became of it, in review order.
 	Advice []AdviceRecord `json:"advice,omitempty"`
+	// Asked are the questions the worker asked and the tool calls its
+	// permissions denied (NewAsks bounds them); AskBlocker reads them.
+	Asked []Ask `json:"asked,omitempty"`
 }
 
 // RunState is the whole observable state of a run, returned by the status
@@ -348,6 +351,9 @@ func (s *RunState) Markdown() string {
 		fmt.Fprintf(&b, "\nladder: %s\n", c.Route)
 	}
 	b.WriteString(adviceMarkdown("", s.Attempts))
+	if asks := asksMarkdown("", s.Attempts); asks != "" {
+		b.WriteString("\n" + asksHeading + ":\n\n" + asks)
+	}
 	return Safe(b.String())
 }
 

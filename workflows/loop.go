@@ -111,11 +111,19 @@ func (l *loop) attempt(ctx workflow.Context, n int, prev *horizon.Attempt, p pla
 	if b, ok := l.refused(err); ok {
 		return l.onBlocker(ctx, b)
 	}
-	if err != nil || !reported {
+	if err != nil {
 		return false, err
 	}
-	if b, ok := l.blocker(); ok {
+	if reported {
+		if b, ok := l.blocker(); ok {
+			return l.onBlocker(ctx, b)
+		}
+	}
+	if b, ok := l.askedBlocker(ctx); ok {
 		return l.onBlocker(ctx, b)
+	}
+	if !reported {
+		return false, nil
 	}
 	if passed, err := l.gate(ctx, n); err != nil || !passed {
 		return false, err
@@ -165,6 +173,7 @@ func (l *loop) change(ctx workflow.Context, n int, prev *horizon.Attempt, p plan
 		work = activities.SessionOutput{}
 		err = g.call(ctx, opts, a.AgentSession, in, &work)
 		work.Usage = prior.Usage.Add(work.Usage)
+		work.Asked = append(prior.Asked, work.Asked...)
 	}
 	if err != nil {
 		if why, ok := sessionFailed(err); ok {
@@ -178,6 +187,7 @@ func (l *loop) change(ctx workflow.Context, n int, prev *horizon.Attempt, p plan
 	}
 	c := l.s.state.Current()
 	c.WorkerSession, c.Resumed, c.Report, c.ProtocolError = work.SessionID, work.Resumed, work.Report, work.ProtocolError
+	c.Asked = horizon.NewAsks(append(c.Asked, work.Asked...))
 	c.Moved = appendMoved(c.Moved, work.Moved)
 	c.Consults = append(c.Consults, work.Consults...)
 	c.Usage = c.Usage.Add(work.Usage)
@@ -264,6 +274,25 @@ func (l *loop) blocker() (horizon.Blocker, bool) {
 	b, err := horizon.CheckReportBlocker(*rep)
 	if err != nil {
 		rep.Summary = strings.TrimSpace(rep.Summary + " (blocker not accepted: " + err.Error() + ")")
+		return horizon.Blocker{}, false
+	}
+	c.Outcome = horizon.OutcomeBlocked
+	return b, true
+}
+
+// askedBlocker turns the worker's questions and denied permissions into a
+// typed blocker (horizon.AskBlocker: asked again on a later attempt, or
+// asked and then reported blocked), so a worker that needs a person
+// pauses the feature instead of burning attempts. The attempt still
+// records what it asked when it goes on.
+func (l *loop) askedBlocker(ctx workflow.Context) (horizon.Blocker, bool) {
+	st := &l.s.state
+	c := st.Current()
+	if c == nil || len(c.Asked) == 0 {
+		return horizon.Blocker{}, false
+	}
+	b, ok := horizon.AskBlocker(st.Attempts[:len(st.Attempts)-1], *c)
+	if !ok || workflow.GetVersion(ctx, changeAskedBlocker, workflow.DefaultVersion, 1) < 1 {
 		return horizon.Blocker{}, false
 	}
 	c.Outcome = horizon.OutcomeBlocked

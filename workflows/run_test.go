@@ -183,7 +183,7 @@ func TestTypedBlockerWaitsForUnblock(t *testing.T) {
 	s, err := result(t, e)
 	require.NoError(t, err)
 	require.Equal(t, horizon.StatusBlocked, waiting.Status)
-	require.Equal(t, "missing_credential", waiting.Blocker.Type)
+	require.Equal(t, horizon.BlockerMissingCredential, waiting.Blocker.Type)
 	require.Contains(t, waiting.Reason, "horizon unblock run-1 f1")
 	require.Len(t, refused, 1)
 	require.Contains(t, refused[0].Error(), "note is required")

@@ -179,6 +179,10 @@ const (
 	// changeResearchModel runs an attempt under the research recovery
 	// strategy on the research role's model.
 	changeResearchModel = "research-model"
+	// changeAskedBlocker blocks a feature whose worker asks the same
+	// question or is denied the same permission on a second attempt, or
+	// asks and reports blocked (loop.askedBlocker).
+	changeAskedBlocker = "asked-blocker"
 )
 
 // Approve is the argument of UpdateApprove.

@@ -170,6 +170,9 @@ func printState(w io.Writer, s *horizon.RunState, live bool) {
 		if sum := horizon.AdviceSummary(at.Advice); sum != "" {
 			fmt.Fprintf(w, "  attempt %d %s\n", at.N, sum)
 		}
+		for _, l := range at.AskLines() {
+			fmt.Fprintf(w, "  attempt %d %s\n", at.N, l)
+		}
 	}
 	for _, l := range horizon.GateTrustLines(s.Attempts) {
 		fmt.Fprintf(w, "  %s\n", oneLine(l, 600))

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/horizon/horizon/horizon"
 )
 
 // Agent names: the OpenCode agents horizon materialises and selects per
@@ -151,7 +153,11 @@ var agentSpecs = []agentSpec{
 	},
 }
 
-const workerPrompt = `You are horizon's worker. You implement one feature in the current working
+// workerPrompt's blocker types come from horizon.BlockerType, the list the
+// report parser accepts, so the prompt cannot teach a spelling it refuses.
+var workerPrompt = strings.ReplaceAll(workerPromptText, "{{blocker_types}}", horizon.BlockerTypeChoices())
+
+const workerPromptText = `You are horizon's worker. You implement one feature in the current working
 directory, a git worktree (the "lane") that horizon made for this attempt. The
 prompt names the feature, its acceptance criteria and the paths it may touch.
 
@@ -179,7 +185,7 @@ horizon-report, holding one JSON object, and put nothing after it:
   made progress but more work is needed) or "blocked" (you cannot go on).
 - "summary": one or two sentences.
 - "blocker": required when the status is "blocked", as
-  {"type": "credential|external-service|platform|framework|structural",
+  {"type": "{{blocker_types}}",
    "evidence": "the exact error message or fact that stops you"}.
 `
 

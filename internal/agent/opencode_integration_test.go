@@ -325,7 +325,8 @@ func TestOpenCodeSessions(t *testing.T) {
 		require.NoError(t, err)
 		require.NoFileExists(t, filepath.Join(repo, "bashed.txt"))
 		require.Len(t, res.Asked, 1)
-		require.Contains(t, res.Asked[0], "permission bash")
+		require.Equal(t, horizon.AskPermission, res.Asked[0].Kind)
+		require.Contains(t, res.Asked[0].Text, "bash")
 		rep, _, err := ParseReport(res.Text)
 		require.NoError(t, err, "the model is told why and goes on to report")
 		require.Equal(t, horizon.ReportBlocked, rep.Status)
@@ -338,7 +339,7 @@ func TestOpenCodeSessions(t *testing.T) {
 			Prompt: "TASK-ASK-QUESTION: pick a database.",
 		}, nil)
 		require.NoError(t, err)
-		require.Equal(t, []string{"question: Which database should I use?"}, res.Asked)
+		require.Equal(t, []horizon.Ask{{Kind: horizon.AskQuestion, Text: "Which database should I use?"}}, res.Asked)
 		require.Equal(t, "tool-calls", res.Finish, "a rejected question ends the turn")
 		_, _, err = ParseReport(res.Text)
 		require.ErrorIs(t, err, ErrProtocol)

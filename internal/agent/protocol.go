@@ -39,7 +39,7 @@ func ParseReport(text string) (horizon.Report, []string, error) {
 	}
 	r.Status = st
 	if r.Blocker != nil {
-		r.Blocker.Type = strings.TrimSpace(r.Blocker.Type)
+		r.Blocker.Type = horizon.BlockerType(strings.TrimSpace(string(r.Blocker.Type)))
 		r.Blocker.Evidence = strings.TrimSpace(r.Blocker.Evidence)
 		if r.Blocker.Type == "" && r.Blocker.Evidence == "" {
 			r.Blocker = nil // models often send an empty placeholder

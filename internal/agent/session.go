@@ -55,6 +55,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/horizon/horizon/horizon"
 )
 
 // ContinuationPrompt is sent to a resumed session whose last turn did not
@@ -108,10 +110,12 @@ type SessionResult struct {
 	// session reports the whole session: the attempts that made the earlier
 	// messages crashed before they could report anything.
 	Usage    Usage
-	Resumed  bool     // ResumeSessionID was found and continued (or its finished result returned)
-	Messages int      // messages in the session
-	Asked    []string // permissions and questions the agent asked for and horizon rejected
-	Finish   string   // finish reason of the last step ("stop", "length", "tool-calls", ...)
+	Resumed  bool // ResumeSessionID was found and continued (or its finished result returned)
+	Messages int  // messages in the session
+	// Asked are the questions and permission requests horizon rejected
+	// and the tool calls the agent's permissions denied, in order.
+	Asked  []horizon.Ask
+	Finish string // finish reason of the last step ("stop", "length", "tool-calls", ...)
 	// Children are the sessions the turn delegated to (task calls); their
 	// usage is included in Usage.
 	Children []ChildSession
@@ -208,7 +212,9 @@ type ocPart struct {
 	// Metadata carries an advisor's tag (advice.go).
 	Metadata map[string]any `json:"metadata"`
 	State    *struct {
-		Status string `json:"status"`
+		Status string         `json:"status"`
+		Error  string         `json:"error"`
+		Input  map[string]any `json:"input"`
 	} `json:"state"`
 }
 
@@ -353,7 +359,7 @@ func (s *Server) RunSession(ctx context.Context, req SessionRequest, onProgress 
 		return SessionResult{SessionID: t.sid, Resumed: t.resumed, Asked: r.asked}, err
 	}
 	res := s.finishTurn(ctx, req.Directory, t, msgs, log)
-	res.Asked = r.asked
+	res.Asked = append(r.asked, deniedCalls(msgs, t.baseline)...)
 	onProgress(Progress{SessionID: t.sid, Phase: "done", Usage: res.Usage})
 	log.Info().Int("Messages", res.Messages).Str("Finish", res.Finish).Float64("Cost", res.Usage.Cost).
 		Int64("Input", res.Usage.Input).Int64("Output", res.Usage.Output).Msg("session turn finished")
@@ -525,7 +531,7 @@ type sessionRun struct {
 	onProgress func(Progress)
 	baseline   int
 
-	asked    []string
+	asked    []horizon.Ask
 	answered map[string]bool
 
 	lastProgress time.Time
@@ -689,11 +695,12 @@ func (r *sessionRun) answerPending(ctx context.Context) {
 			continue
 		}
 		r.answered[p.ID] = true
-		what := strings.TrimSpace("permission " + p.Permission + ": " + strings.Join(p.Patterns, ", "))
+		ask := horizon.Ask{Kind: horizon.AskPermission, Text: strings.TrimSpace(p.Permission + ": " + strings.Join(p.Patterns, ", "))}
+		what := ask.String()
 		err := r.s.call(ctx, http.MethodPost, "/permission/"+url.PathEscape(p.ID)+"/reply", dirQuery(r.dir),
 			map[string]string{"reply": "reject", "message": rejectMessage}, nil)
 		r.s.log.Warn().Err(err).Str("Session", r.sid).Str("Asked", what).Msg("rejected a permission request: runs are unattended")
-		r.asked = append(r.asked, what)
+		r.asked = append(r.asked, ask)
 	}
 	var qs []struct {
 		ID        string `json:"id"`
@@ -715,11 +722,51 @@ func (r *sessionRun) answerPending(ctx context.Context) {
 		for _, qq := range q.Questions {
 			texts = append(texts, qq.Question)
 		}
-		what := "question: " + strings.Join(texts, " / ")
+		ask := horizon.Ask{Kind: horizon.AskQuestion, Text: strings.Join(texts, " / ")}
+		what := ask.String()
 		err := r.s.call(ctx, http.MethodPost, "/question/"+url.PathEscape(q.ID)+"/reject", dirQuery(r.dir), nil, nil)
 		r.s.log.Warn().Err(err).Str("Session", r.sid).Str("Asked", what).Msg("rejected a question: runs are unattended")
-		r.asked = append(r.asked, what)
+		r.asked = append(r.asked, ask)
 	}
+}
+
+// deniedRule is how OpenCode words a tool call its permission rules deny.
+const deniedRule = "rule which prevents you from using this specific tool call"
+
+// deniedCalls are the tool calls of the turn at baseline that the agent's
+// permissions denied (a deny rule answers at once, without a request
+// horizon could see), and its calls to the question tool when the agent
+// is not offered it: the model wanted to ask, and that is worth knowing.
+func deniedCalls(msgs []ocMessage, baseline int) []horizon.Ask {
+	var out []horizon.Ask
+	for _, m := range msgs[min(max(baseline, 0), len(msgs)):] {
+		if m.Info.Role != "assistant" {
+			continue
+		}
+		for _, p := range m.Parts {
+			if p.Type != "tool" || p.State == nil {
+				continue
+			}
+			switch {
+			case p.State.Status == "error" && strings.Contains(p.State.Error, deniedRule):
+				out = append(out, horizon.Ask{Kind: horizon.AskPermission, Text: strings.TrimSpace(p.Tool + ": " + callSubject(p.State.Input))})
+			case p.Tool == "invalid" && p.State.Input["tool"] == "question":
+				out = append(out, horizon.Ask{Kind: horizon.AskQuestion, Text: "(the question tool is not offered; the question was not kept)"})
+			}
+		}
+	}
+	return out
+}
+
+// callSubject is what a tool call was about, from its input: the file,
+// command, pattern, URL or subagent it named.
+func callSubject(in map[string]any) string {
+	for _, k := range []string{"filePath", "path", "command", "pattern", "url", "subagent_type"} {
+		if v, ok := in[k].(string); ok && v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // ---- turn evaluation (pure) ----

@@ -451,7 +451,7 @@ func TestRunSessionRejectsPermissions(t *testing.T) {
 	res, err := s.RunSession(runCtx(t), req(m), nil)
 	require.NoError(t, err)
 	require.Equal(t, []string{"per_1"}, m.replies, "only this session's requests are answered")
-	require.Equal(t, []string{"permission bash: rm -rf build"}, res.Asked)
+	require.Equal(t, []horizon.Ask{{Kind: horizon.AskPermission, Text: "bash: rm -rf build"}}, res.Asked)
 }
 
 func TestRunSessionCancelAborts(t *testing.T) {

@@ -34,7 +34,7 @@ func TestBlockedRunWaitsForUnblock(t *testing.T) {
 	id := runIDRe.FindString(out)
 	s := w.status(id)
 	require.Equal(t, horizon.StatusBlocked, s.Status)
-	require.Equal(t, "missing_credential", s.Blocker.Type)
+	require.Equal(t, horizon.BlockerMissingCredential, s.Blocker.Type)
 	require.FileExists(t, s.Handoff)
 
 	o, code := w.run(context.Background(), "unblock", id, "f1")
