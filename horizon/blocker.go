@@ -28,11 +28,14 @@ const (
 	// branch into horizon/roadmap because git found conflicts; only a
 	// person can choose how they resolve.
 	BlockerMergeConflict = "merge_conflict"
+	// BlockerStalled: a feature made run.stall_block_after attempts while
+	// stalled, backing off between them, without progress (StallPolicy).
+	BlockerStalled = "stalled"
 )
 
 var (
 	workerBlockerTypes     = []string{BlockerMissingCredential, BlockerUnavailableService, BlockerPlatformLimit}
-	supervisorBlockerTypes = []string{BlockerPermissionDenied, BlockerCancelled, BlockerMergeConflict}
+	supervisorBlockerTypes = []string{BlockerPermissionDenied, BlockerCancelled, BlockerMergeConflict, BlockerStalled}
 )
 
 // WorkerBlockerTypes returns the blocker types a worker's report may claim.

@@ -227,6 +227,10 @@ type RunState struct {
 	// its Markdown); `horizon status` reads it afresh from the engine (the
 	// pending activity's attempts, last failure and heartbeat).
 	Outage *Outage `json:"outage,omitempty"`
+	// Backoff is the stalled feature waiting before its next attempt
+	// (StallPolicy), nil when none waits; Reason says the same in words
+	// meanwhile, so every view that shows the reason shows it.
+	Backoff *Backoff `json:"backoff,omitempty"`
 }
 
 // Checkpoint is a point where the run waits for a person (autonomy semi
