@@ -119,6 +119,9 @@ type SessionInput struct {
 	// answers is awaited. PriorUsage is what the session had cost.
 	ResumeSessionID string        `json:",omitempty"`
 	PriorUsage      horizon.Usage `json:",omitzero"`
+	// Title is the run's goal or roadmap item, to name it in an outage
+	// notification.
+	Title string `json:",omitempty"`
 }
 
 // SessionOutput is what a session left, parsed from its final message.
