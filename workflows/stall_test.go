@@ -225,3 +225,36 @@ func TestStallDecisionsStayBounded(t *testing.T) {
 	require.Less(t, float64(total80), 2.2*float64(total40), "linear: %d bytes for 40 attempts, %d for 80", total40, total80)
 	require.Greater(t, total80, total40)
 }
+
+// A roadmap whose decompositions fail backs off between them like a
+// stalled feature (1m, doubling) instead of decomposing every item at
+// once; a decomposition that succeeds resets the delay.
+func TestSupervisorFailingDecompositionsBackOff(t *testing.T) {
+	w := newRepoWorld(t, "- [ ] One\n- [ ] Two\n- [ ] Three\n- [ ] Four\n- [ ] Five\n- [ ] Six\n")
+	w.planFails = 4
+	var s testsuite.WorkflowTestSuite
+	e := w.env(&s)
+	var during horizon.SupervisorState
+	e.RegisterDelayedCallback(func() {
+		v, err := e.QueryWorkflow(QueryStatus)
+		require.NoError(t, err)
+		require.NoError(t, v.Get(&during))
+	}, 8*time.Minute)
+	stopAfter(e, 48*time.Hour)
+	in := supervisorInput()
+	in.DecomposeAhead = 1
+	e.ExecuteWorkflow(SupervisorWorkflowName, in)
+	st := supervisorResult(t, e)
+
+	var gaps []time.Duration
+	for i := 1; i < len(w.planned); i++ {
+		gaps = append(gaps, w.planned[i].Sub(w.planned[i-1]).Round(time.Second))
+	}
+	require.Len(t, w.planned, 6, "each item decomposed once")
+	require.Equal(t, []time.Duration{time.Minute, 2 * time.Minute, 4 * time.Minute, 8 * time.Minute}, gaps[:4], "backing off after each failure")
+	require.Greater(t, gaps[4], time.Duration(0))
+	require.Equal(t, 4, during.DecomposeFailures)
+	require.Contains(t, during.Waiting, "decompositions failed in a row")
+	require.Zero(t, st.DecomposeFailures, "a decomposition that succeeded reset the backoff")
+	require.Len(t, w.runs, 2)
+}
