@@ -91,7 +91,7 @@ func notifyDaily(ctx workflow.Context, out activities.DailyOutput, runs []string
 		text = out.Summary + "\n" + text
 	}
 	sendNotify(ctx, activities.NotifyInput{
-		Kind: notify.DailyReport, Subject: out.Date, Text: text, Title: "daily report " + out.Date,
+		Kind: notify.DailyReport, Subject: out.Date, Text: text, Title: out.Date,
 		Details: map[string]string{"report": out.Markdown, "json": out.JSON, "date": out.Date},
 	})
 }

@@ -47,6 +47,7 @@ func sendNotify(ctx workflow.Context, in activities.NotifyInput) {
 	if !notifying(ctx) {
 		return
 	}
+	in.Title = horizon.GoalTitle(in.Title)
 	if err := execute(ctx, notifyOptions(in.Kind), a.Notify, in, nil); err != nil {
 		workflow.GetLogger(ctx).Warn("notification not sent", "Kind", string(in.Kind), "Error", err)
 	}
