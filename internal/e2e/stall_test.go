@@ -71,7 +71,7 @@ func TestSupervisorStalledItemBacksOffAndBlocks(t *testing.T) {
 
 	out, code := w.run(ctx, "supervisor", "start", "--repo", repo)
 	require.Equal(t, 0, code, out)
-	ref := w.waitRoadmap(repo, 2*time.Minute, func(r horizon.RoadmapRef) bool { return len(r.Items) == 2 && r.Items[0].RunID != "" })
+	ref := w.waitRoadmap(repo, 4*time.Minute, func(r horizon.RoadmapRef) bool { return len(r.Items) == 2 && r.Items[0].RunID != "" })
 	run := ref.Items[0].RunID
 
 	// While it backs off, status says when the next attempt goes.
