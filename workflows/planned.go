@@ -410,7 +410,9 @@ func (p *plannedRun) receiveProgress(ctx workflow.Context) {
 			continue
 		}
 		if pr.Attempt.N == 0 {
-			p.showBackoff(ctx, pr.Backoff)
+			if p.active != nil { // a late signal never outlives its feature
+				p.showBackoff(ctx, pr.Backoff)
+			}
 			continue
 		}
 		if err := st.Plan.RecordAttempt(pr.Feature, pr.Attempt, p.in.Interval); err == nil {
