@@ -3,13 +3,25 @@ package activities
 import (
 	"context"
 	"fmt"
+	"maps"
+	"strings"
 	"sync"
 	"time"
 
 	"go.temporal.io/sdk/activity"
 
+	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/notify"
 )
+
+// Named is a goal's title as a notification's text puts it after a run's
+// ID: ` ("Provide stuck")`, or "" for none.
+func Named(title string) string {
+	if t := horizon.GoalTitle(title); t != "" {
+		return fmt.Sprintf(" (%q)", t)
+	}
+	return ""
+}
 
 // NotifyInput is one event for the configured receivers. The event's ID is
 // derived from RunID, Kind, Subject and Seq (notify.EventID): a retried
@@ -22,6 +34,24 @@ type NotifyInput struct {
 	Seq     int
 	Text    string
 	Details map[string]string
+	// Title names what the event is about for a person: the run's goal or
+	// roadmap item (horizon.GoalTitle), not only its ID. It heads the
+	// event's title.
+	Title string `json:",omitempty"`
+}
+
+// eventTitle is an event's headline: its kind, what it is about by name,
+// and the run's ID ("horizon: feature blocked · Provide stuck
+// (run-20260301-…)").
+func eventTitle(in NotifyInput) string {
+	title := "horizon: " + strings.ReplaceAll(string(in.Kind), "_", " ")
+	if t := horizon.GoalTitle(in.Title); t != "" {
+		title += " · " + t
+	}
+	if in.RunID != "" {
+		title += " (" + in.RunID + ")"
+	}
+	return title
 }
 
 // Notify sends one event to the configured receivers (notify.webhook,
@@ -39,7 +69,14 @@ func (a *Activities) Notify(ctx context.Context, in NotifyInput) error {
 // send builds and delivers the event, logging what the receivers answered.
 func (a *Activities) send(ctx context.Context, in NotifyInput) {
 	ev := notify.NewEvent(in.Kind, in.RunID, in.Subject, in.Seq, in.Text)
-	ev.Details = in.Details
+	ev.Title, ev.Details = eventTitle(in), in.Details
+	if t := horizon.GoalTitle(in.Title); t != "" {
+		ev.Details = maps.Clone(in.Details)
+		if ev.Details == nil {
+			ev.Details = map[string]string{}
+		}
+		ev.Details["title"] = t
+	}
 	log := a.Logger.With().Str("RunID", in.RunID).Str("Kind", string(in.Kind)).Str("EventID", ev.ID).Logger()
 	results, err := a.Notifier.Send(ctx, ev)
 	if err != nil {
@@ -95,9 +132,9 @@ func (a *Activities) outageEvent(in SessionInput, try int32, since time.Duration
 		return NotifyInput{}, false
 	}
 	return NotifyInput{
-		Kind: notify.Outage, RunID: in.RunID, Subject: subject, Seq: in.Attempt,
-		Text: fmt.Sprintf("run %s: the %s session of %s (attempt %d) has been retrying for %s (try %d): the engine, OpenCode or the model provider is unreachable; it keeps retrying",
-			in.RunID, in.Role, in.Feature, in.Attempt, since.Round(time.Second), try),
+		Kind: notify.Outage, RunID: in.RunID, Subject: subject, Seq: in.Attempt, Title: in.Title,
+		Text: fmt.Sprintf("run %s%s: the %s session of %s (attempt %d) has been retrying for %s (try %d): the engine, OpenCode or the model provider is unreachable; it keeps retrying",
+			in.RunID, Named(in.Title), in.Role, in.Feature, in.Attempt, since.Round(time.Second), try),
 		Details: map[string]string{"feature": in.Feature, "role": string(in.Role), "retry": fmt.Sprint(try)},
 	}, true
 }

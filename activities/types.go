@@ -125,6 +125,9 @@ type SessionInput struct {
 	// Consults is the spend authority's word on the worker's consults
 	// (nil: no check; an input from before it).
 	Consults *ConsultSpend `json:",omitempty"`
+	// Title is the run's goal or roadmap item, to name it in an outage
+	// notification.
+	Title string `json:",omitempty"`
 }
 
 // ConsultSpend is what the spend authority allows a worker's consults

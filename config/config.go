@@ -348,6 +348,21 @@ type Run struct {
 	// when the run ends, as a completed run's always are. `horizon gc`
 	// removes them once kept this long.
 	KeepFailedLanes time.Duration `mapstructure:"keep_failed_lanes"`
+	// StallBackoff is how a stalled feature (judged as the daily pass
+	// judges, supervisor.stall_attempts) waits between attempts: Base,
+	// doubling, capped at Max; any new evidence starts it over. A
+	// supervisor's failing decompositions back off the same way.
+	StallBackoff StallBackoff `mapstructure:"stall_backoff"`
+	// StallBlockAfter is how many attempts a stalled feature makes
+	// without progress before it stops as a `stalled` blocker for a
+	// person (`horizon unblock` puts it back in line).
+	StallBlockAfter int `mapstructure:"stall_block_after"`
+}
+
+// StallBackoff is run.stall_backoff.
+type StallBackoff struct {
+	Base time.Duration `mapstructure:"base"`
+	Max  time.Duration `mapstructure:"max"`
 }
 
 // Gate configures the deterministic gate.

@@ -116,6 +116,9 @@ func TestRunPlanKeys(t *testing.T) {
 	require.Equal(t, 12.5, c.Run.BudgetSpend)
 	require.Equal(t, 3, c.Run.RecoveryEscalationInterval)
 	require.Equal(t, 4, c.Run.FeaturesPerHistory)
+	require.Equal(t, time.Minute, c.Run.StallBackoff.Base, "run.stall_backoff defaults: 1m doubling to 1h, blocking after 6")
+	require.Equal(t, time.Hour, c.Run.StallBackoff.Max)
+	require.Equal(t, 6, c.Run.StallBlockAfter)
 
 	c, err = Load(Options{UserFile: "-none-", Repo: repo, FlagKeys: flagKeys,
 		Flags: flags(t, "--autonomy", "FULL", "--budget-time", "90m", "--budget-spend", "3")})
@@ -180,6 +183,9 @@ func TestBadInput(t *testing.T) {
 		{"negative features per history", "", map[string]string{"HORIZON_RUN_FEATURES_PER_HISTORY": "-2"}, []string{"run.features_per_history"}},
 		{"negative line ceiling", "", map[string]string{"HORIZON_RUN_LINE_CEILING": "-1"}, []string{"run.line_ceiling"}},
 		{"absolute protected path", "", map[string]string{"HORIZON_GATE_PROTECTED": "/etc/"}, []string{"gate.protected", `"/etc/"`, "relative to the repository root"}},
+		{"zero stall backoff", "", map[string]string{"HORIZON_RUN_STALL_BACKOFF_BASE": "0s"}, []string{"run.stall_backoff.base", "1m"}},
+		{"stall cap under its base", "", map[string]string{"HORIZON_RUN_STALL_BACKOFF_BASE": "10m", "HORIZON_RUN_STALL_BACKOFF_MAX": "5m"}, []string{"run.stall_backoff.max", "run.stall_backoff.base (10m0s)"}},
+		{"zero stall block", "", map[string]string{"HORIZON_RUN_STALL_BLOCK_AFTER": "0"}, []string{"run.stall_block_after"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -90,6 +90,9 @@ func defaults() map[string]any {
 		"run.features_per_history":                 0,
 		"run.line_ceiling":                         400,
 		"run.keep_failed_lanes":                    "72h",
+		"run.stall_backoff.base":                   "1m",
+		"run.stall_backoff.max":                    "1h",
+		"run.stall_block_after":                    6,
 		"gate.timeout":                             "10m",
 		"gate.allow_env":                           []string{},
 		"gate.protected":                           horizon.DefaultGateProtected,
@@ -516,6 +519,15 @@ func (c *Config) validate(src *sources) error {
 	}
 	if c.Run.FeaturesPerHistory < 0 {
 		bad("run.features_per_history", "%d: must be 0 (let Temporal decide) or a positive number of features", c.Run.FeaturesPerHistory)
+	}
+	if c.Run.StallBackoff.Base <= 0 {
+		bad("run.stall_backoff.base", "%s: must be a positive duration such as 1m (the first wait of a stalled feature)", c.Run.StallBackoff.Base)
+	}
+	if c.Run.StallBackoff.Max < c.Run.StallBackoff.Base {
+		bad("run.stall_backoff.max", "%s: must be at least run.stall_backoff.base (%s), e.g. 1h", c.Run.StallBackoff.Max, c.Run.StallBackoff.Base)
+	}
+	if c.Run.StallBlockAfter < 1 {
+		bad("run.stall_block_after", "%d: must be at least 1 (attempts a stalled feature makes before it blocks)", c.Run.StallBlockAfter)
 	}
 	c.validateSupervisor(bad)
 	switch c.Log.Level {

@@ -38,6 +38,9 @@ const (
 	// branch into horizon/roadmap because git found conflicts; only a
 	// person can choose how they resolve.
 	BlockerMergeConflict BlockerType = "merge_conflict"
+	// BlockerStalled: a feature made run.stall_block_after attempts while
+	// stalled, backing off between them, without progress (StallPolicy).
+	BlockerStalled BlockerType = "stalled"
 )
 
 // String returns the type's wire spelling.
@@ -45,7 +48,7 @@ func (t BlockerType) String() string { return string(t) }
 
 var (
 	workerBlockerTypes     = []BlockerType{BlockerMissingCredential, BlockerUnavailableService, BlockerPlatformLimit}
-	supervisorBlockerTypes = []BlockerType{BlockerPermissionDenied, BlockerNeedsDecision, BlockerCancelled, BlockerMergeConflict}
+	supervisorBlockerTypes = []BlockerType{BlockerPermissionDenied, BlockerNeedsDecision, BlockerCancelled, BlockerMergeConflict, BlockerStalled}
 	// blockerMeanings says what each worker type is for, in a prompt's words.
 	blockerMeanings = map[BlockerType]string{
 		BlockerMissingCredential:  "a key, token or login the work needs is absent",

@@ -19,13 +19,24 @@ type Decision struct {
 	What     string    `json:"what"`
 	Why      string    `json:"why"`
 	Evidence []string  `json:"evidence,omitempty"` // receipt IDs, files, findings it rests on
+	// Earlier counts evidence left out: a decision names at most the last
+	// MaxDecisionEvidence items, so a feature's hundredth decision is as
+	// small as its first and decisions.jsonl and the handoff grow
+	// linearly with attempts (the receipts are all in receipts.jsonl).
+	Earlier int `json:"earlier_evidence,omitempty"`
 }
+
+// MaxDecisionEvidence is the most evidence items one decision names.
+const MaxDecisionEvidence = 5
 
 // NewDecision builds a decision, trimming its text; it refuses one without
 // a time, a what or a why, since an unexplained decision cannot be
 // reviewed.
 func NewDecision(at time.Time, feature, what, why string, evidence ...string) (Decision, error) {
 	d := Decision{At: at.UTC(), Feature: strings.TrimSpace(feature), What: strings.TrimSpace(what), Why: strings.TrimSpace(why), Evidence: cleanList(evidence)}
+	if n := len(d.Evidence); n > MaxDecisionEvidence {
+		d.Evidence, d.Earlier = d.Evidence[n-MaxDecisionEvidence:], n-MaxDecisionEvidence
+	}
 	return d, d.Validate()
 }
 

@@ -347,7 +347,11 @@ func handoffDecisions(b *strings.Builder, in HandoffInput, _ handoffView) {
 		}
 		fmt.Fprintf(b, " · %s — %s", dash(oneLine(d.What)), dash(oneLine(d.Why)))
 		if len(d.Evidence) > 0 {
-			fmt.Fprintf(b, " (evidence: %s)", oneLine(strings.Join(d.Evidence, ", ")))
+			earlier := ""
+			if d.Earlier > 0 {
+				earlier = fmt.Sprintf(" and %d earlier", d.Earlier)
+			}
+			fmt.Fprintf(b, " (evidence: %s%s)", oneLine(strings.Join(d.Evidence, ", ")), earlier)
 		}
 		b.WriteString("\n")
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Status is a run's lifecycle state as scripts see it.
@@ -40,6 +41,9 @@ const (
 	PhaseApproval  Phase = "waiting for approval"
 	PhaseBlocked   Phase = "blocked"
 	PhaseFinalGate Phase = "integration gate"
+	// PhaseBackoff: a stalled feature waits before its next attempt
+	// (StallPolicy); the reason says until when.
+	PhaseBackoff Phase = "backing off"
 )
 
 // ReasonKind classifies why a run ended other than completed.
@@ -248,6 +252,10 @@ type RunState struct {
 	// its Markdown); `horizon status` reads it afresh from the engine (the
 	// pending activity's attempts, last failure and heartbeat).
 	Outage *Outage `json:"outage,omitempty"`
+	// Backoff is the stalled feature waiting before its next attempt
+	// (StallPolicy), nil when none waits; Reason says the same in words
+	// meanwhile, so every view that shows the reason shows it.
+	Backoff *Backoff `json:"backoff,omitempty"`
 }
 
 // Checkpoint is a point where the run waits for a person (autonomy semi
@@ -420,4 +428,21 @@ func (a *Attempt) auditCell() string {
 		return fmt.Sprintf("%s (%d findings)", a.Audit.Verdict, n)
 	}
 	return string(a.Audit.Verdict)
+}
+
+// GoalTitle is a goal (or roadmap item) as a title that names it in a
+// notification or a list: its first line with spaces folded and control
+// characters dropped, clipped to 80 runes.
+func GoalTitle(goal string) string {
+	line := strings.TrimSpace(goal)
+	if i := strings.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	line = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, line)
+	return viewClip(oneLine(line), 80)
 }

@@ -76,38 +76,25 @@ func DetectStalls(s RunState, threshold int) []Stall {
 	}
 	base := Stall{RunID: s.RunID, Goal: s.Goal}
 	if s.Plan == nil {
-		return oneFeatureStalls(base, s.Attempts, threshold)
+		return judgeAttempts(base, s.Attempts, threshold)
 	}
 	var out []Stall
 	featureStall := false
-	var since time.Time
+	since := s.Plan.LastAccepted()
 	var all []Attempt
 	for _, m := range s.Plan.Milestones {
 		for _, f := range m.Features {
 			all = append(all, f.Attempts...)
-			if f.Status == FeatureAccepted {
-				if a, ok := f.Verified(); ok {
-					if t := attemptTime(a); t.After(since) {
-						since = t
-					}
-				}
-			}
 			if !f.Status.pending() && f.Status != FeatureRunning {
 				continue
 			}
 			fb := base
 			fb.Feature, fb.Title = f.ID, f.Title
-			changes := changeAttempts(f.Attempts)
-			if n := len(changes); n >= threshold {
-				st := fb
-				st.Kind, st.Attempts, st.Receipts = StallAttempts, n, receiptsOf(lastN(changes, SameFailingInARow))
-				st.Detail = fmt.Sprintf("%d attempts on feature %s and not accepted (stall at %d)", n, f.ID, threshold)
-				out = append(out, st)
-				featureStall = true
+			fs := judgeAttempts(fb, f.Attempts, threshold)
+			for _, st := range fs {
+				featureStall = featureStall || st.Kind == StallAttempts
 			}
-			if st, ok := sameFailing(fb, changes); ok {
-				out = append(out, st)
-			}
+			out = append(out, fs...)
 		}
 	}
 	var after []Attempt
@@ -126,15 +113,21 @@ func DetectStalls(s RunState, threshold int) []Stall {
 	return out
 }
 
-// oneFeatureStalls judges a one-feature run: its attempts are the
-// feature's.
-func oneFeatureStalls(base Stall, attempts []Attempt, threshold int) []Stall {
+// judgeAttempts is the one definition of a stalled feature, applied to
+// one feature's attempts (or a one-feature run's): the daily pass judges
+// every feature by it, and a running feature judges itself by it before
+// each attempt (StallPolicy), so what the report flags and what backs off
+// are the same thing.
+func judgeAttempts(base Stall, attempts []Attempt, threshold int) []Stall {
 	var out []Stall
 	changes := changeAttempts(attempts)
 	if n := len(changes); n >= threshold {
 		st := base
 		st.Kind, st.Attempts, st.Receipts = StallAttempts, n, receiptsOf(lastN(changes, SameFailingInARow))
 		st.Detail = fmt.Sprintf("%d attempts and not accepted (stall at %d)", n, threshold)
+		if base.Feature != "" {
+			st.Detail = fmt.Sprintf("%d attempts on feature %s and not accepted (stall at %d)", n, base.Feature, threshold)
+		}
 		out = append(out, st)
 	}
 	if st, ok := sameFailing(base, changes); ok {
@@ -179,6 +172,26 @@ func sameFailing(base Stall, changes []Attempt) (Stall, bool) {
 	st.Detail = fmt.Sprintf("the last %d %s failed the gate with the same %s: %s",
 		SameFailingInARow, what, countNoun(len(set), "failing test", "failing tests"), strings.Join(set, ", "))
 	return st, true
+}
+
+// LastAccepted is when the plan's latest verified feature was accepted
+// (its verifying attempt's end), zero when none was: an accepted feature
+// is progress for the whole run, so stalls count from it.
+func (p *Plan) LastAccepted() time.Time {
+	var since time.Time
+	for _, m := range p.Milestones {
+		for _, f := range m.Features {
+			if f.Status != FeatureAccepted {
+				continue
+			}
+			if a, ok := f.Verified(); ok {
+				if t := attemptTime(a); t.After(since) {
+					since = t
+				}
+			}
+		}
+	}
+	return since
 }
 
 // changeAttempts drops retrieval steps, which change nothing.

@@ -79,6 +79,13 @@ type SupervisorState struct {
 	Histories int       `json:"histories"`
 	StartedAt time.Time `json:"started_at,omitzero"`
 	UpdatedAt time.Time `json:"updated_at,omitzero"`
+
+	// DecomposeFailures counts decompositions that failed in a row; the
+	// next waits until DecomposeAfter (backing off like a stalled
+	// feature, run.stall_backoff). A decomposition that succeeds resets
+	// both.
+	DecomposeFailures int       `json:"decompose_failures,omitempty"`
+	DecomposeAfter    time.Time `json:"decompose_after,omitzero"`
 }
 
 // SupervisorBlocker is a typed blocker of the supervisor itself: a branch

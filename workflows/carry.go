@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"time"
+
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/ladder"
 )
@@ -25,6 +27,13 @@ type Carry struct {
 	IntegrationTries int
 	// Features counts features finished in all histories.
 	Features int
+	// Unblocked is when a person last unblocked each feature: a stall is
+	// judged from there (stall.go).
+	Unblocked map[string]time.Time `json:",omitempty"`
+	// Unblocks counts a person's unblocks of a running feature that backed
+	// off, stalled (Control.Unblocks); UnblockNote is the latest note.
+	Unblocks    int    `json:",omitempty"`
+	UnblockNote string `json:",omitempty"`
 }
 
 // Setup is what preflight resolved for a run, handed to its features.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -21,6 +22,9 @@ type checkpoints struct {
 	carry *Carry
 	// changed counts approvals and unblocks, to wake a waiting run.
 	changed int
+	// unblockRunning hands a person's unblock to the running feature
+	// when that one backs off, stalled (it is not blocked yet).
+	unblockRunning func(ctx workflow.Context, note string)
 }
 
 // approvePlan waits at the plan's checkpoint if the autonomy level wants
@@ -125,6 +129,15 @@ func (c *checkpoints) unblock(ctx workflow.Context, u Unblock) (*horizon.RunStat
 	if err != nil {
 		return st, nil // the validator said so already
 	}
+	if c.carry.Unblocked == nil {
+		c.carry.Unblocked = map[string]time.Time{}
+	}
+	c.carry.Unblocked[id] = workflow.Now(ctx)
+	if bo := st.Backoff; bo != nil && bo.Feature == id {
+		c.unblockRunning(ctx, strings.TrimSpace(u.Note))
+		c.rec.decide(ctx, id, "unblocked "+id+" while it backed off, stalled", "a person's note: "+strings.TrimSpace(u.Note))
+		return st, nil
+	}
 	if err := st.Plan.Unblock(id, u.Note); err != nil {
 		return st, nil
 	}
@@ -150,6 +163,11 @@ func (c *checkpoints) blockedFeature(u Unblock) (string, error) {
 				blocked = append(blocked, f.ID)
 			}
 		}
+	}
+	if bo := st.Backoff; bo != nil && c.unblockRunning != nil {
+		// A feature backing off, stalled, is not blocked yet; a person
+		// who unblocks it cuts the wait short.
+		blocked = append(blocked, bo.Feature)
 	}
 	switch {
 	case len(blocked) == 0:

@@ -76,9 +76,13 @@ func notifyDaily(ctx workflow.Context, out activities.DailyOutput, runs []string
 			}
 			lines = append(lines, fmt.Sprintf("%s: %s after %d attempts", what, s.Kind, s.Attempts))
 		}
+		var goal string
+		if ss := byRun[id]; len(ss) > 0 {
+			goal = ss[0].Goal
+		}
 		sendNotify(ctx, activities.NotifyInput{
-			Kind: notify.Stalled, RunID: id, Subject: out.Date,
-			Text:    fmt.Sprintf("run %s is stalled: %s (daily report %s)", id, strings.Join(lines, "; "), out.Markdown),
+			Kind: notify.Stalled, RunID: id, Subject: out.Date, Title: goal,
+			Text:    fmt.Sprintf("run %s%s is stalled: %s (daily report %s)", id, activities.Named(goal), strings.Join(lines, "; "), out.Markdown),
 			Details: map[string]string{"report": out.Markdown},
 		})
 	}
@@ -87,7 +91,7 @@ func notifyDaily(ctx workflow.Context, out activities.DailyOutput, runs []string
 		text = out.Summary + "\n" + text
 	}
 	sendNotify(ctx, activities.NotifyInput{
-		Kind: notify.DailyReport, Subject: out.Date, Text: text,
+		Kind: notify.DailyReport, Subject: out.Date, Text: text, Title: out.Date,
 		Details: map[string]string{"report": out.Markdown, "json": out.JSON, "date": out.Date},
 	})
 }

@@ -43,6 +43,13 @@ type FeatureInput struct {
 	Decompose bool
 	Limits    Limits
 	PaidQueue string
+	// Stall is run.stall_backoff and run.stall_block_after: a stalled
+	// feature backs off between attempts, then blocks (stall.go).
+	Stall horizon.StallPolicy
+	// StallSince is the run's last progress for this feature (an
+	// accepted sibling, a person's unblock): attempts that started before
+	// it do not count toward a stall.
+	StallSince time.Time
 }
 
 // FeatureOutcome is how a feature workflow ended.
@@ -68,10 +75,13 @@ type FeatureResult struct {
 	Planning  horizon.Usage      // the lead's decomposition sessions
 }
 
-// Progress is one finished attempt of a running feature (SignalProgress).
+// Progress is one finished attempt of a running feature (SignalProgress),
+// or (Attempt.N 0) the start or end of its backoff.
 type Progress struct {
 	Feature string
 	Attempt horizon.Attempt
+	// Backoff is the backoff the feature waits in now (nil: none).
+	Backoff *horizon.Backoff
 }
 
 // FeatureWorkflow runs one feature through the verified-change loop with
@@ -101,6 +111,8 @@ type featureRun struct {
 	// blocked is the typed blocker that ends the feature.
 	blocked        *horizon.Blocker
 	decomposeTried bool
+	// stall is the stall policy's state (stall.go).
+	stall stallState
 }
 
 // newFeatureRun builds the feature's state and loop from its input, and
@@ -117,7 +129,7 @@ func newFeatureRun(ctx workflow.Context, in FeatureInput) (*featureRun, error) {
 		s.state.Attempts = []horizon.Attempt{}
 	}
 	s.state.Recount()
-	f := &featureRun{s: s, in: in, note: in.Note}
+	f := &featureRun{s: s, in: in, note: in.Note, stall: stallState{since: in.StallSince}}
 	id := feat.ID
 	if id == "" {
 		id = DefaultFeature
@@ -149,6 +161,7 @@ func (f *featureRun) receiveControl(ctx workflow.Context) {
 			return
 		}
 		f.s.state.Paused, f.s.state.Ceiling, f.s.state.DayCeiling = c.Paused, c.Ceiling, c.DayCeiling
+		f.unblocked(ctx, c)
 	}
 }
 
@@ -172,10 +185,17 @@ func (f *featureRun) run(ctx workflow.Context) (*FeatureResult, error) {
 			return nil, err
 		}
 		if why, over := in.Budget.Exceeded(workflow.Now(ctx), l.spent()); over {
-			return f.result(FeatureOutcomeBudget, why), nil
+			return f.result(FeatureOutcomeBudget, why+f.budgetContext(nil)), nil
 		}
 		if workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
 			return nil, f.continueAsNew(ctx)
+		}
+		waited, res, err := f.backOff(ctx)
+		if res != nil || err != nil {
+			return res, err
+		}
+		if waited {
+			continue // a pause, the budget or a ceiling may have come meanwhile
 		}
 		if res, err := f.next(ctx); res != nil || err != nil {
 			return res, err
@@ -189,6 +209,7 @@ func (f *featureRun) run(ctx workflow.Context) (*FeatureResult, error) {
 // a result once the feature ends.
 func (f *featureRun) next(ctx workflow.Context) (*FeatureResult, error) {
 	st := &f.s.state
+	f.stall.waiting = nil
 	count := countAttempts(st.Attempts)
 	strategy := f.rotate(ctx, count)
 	prev, guidance := previous(st.Attempts)
@@ -245,18 +266,15 @@ func (f *featureRun) next(ctx workflow.Context) (*FeatureResult, error) {
 }
 
 // budgetReason says why an activity cut off by the budget ended the
-// feature, with the error it was waiting out.
+// feature: the budget, and what the feature was doing then, as recorded
+// (budgetContext).
 func (f *featureRun) budgetReason(ctx workflow.Context, err error) string {
 	why, over := f.in.Budget.Exceeded(workflow.Now(ctx), f.loop.spent())
 	if !over && f.in.Budget != nil {
 		// The next try would fall after the deadline: the budget is spent.
 		why = fmt.Sprintf("run budget: time limit %s reached at %s", f.in.Budget.Time, f.in.Budget.Deadline.UTC().Format(time.RFC3339))
 	}
-	cause := err
-	for u := errors.Unwrap(cause); u != nil; u = errors.Unwrap(cause) {
-		cause = u
-	}
-	return why + " while waiting out an outage: " + cause.Error()
+	return why + f.budgetContext(err)
 }
 
 // rotate is the recovery strategy after count attempts; a change of
@@ -285,7 +303,8 @@ func (f *featureRun) continueAsNew(ctx workflow.Context) error {
 	st := &f.s.state
 	next := f.in
 	next.Feature = f.soFar()
-	next.Note, next.Control = f.note, Control{Paused: st.Paused, Ceiling: st.Ceiling, DayCeiling: st.DayCeiling}
+	next.Note, next.Control = f.note, Control{Paused: st.Paused, Ceiling: st.Ceiling, DayCeiling: st.DayCeiling, Unblocks: f.stall.unblocks}
+	next.StallSince = f.stall.since
 	return workflow.NewContinueAsNewError(ctx, FeatureWorkflowName, next)
 }
 
@@ -306,7 +325,7 @@ func (f *featureRun) decompose(ctx workflow.Context, n int, prev *horizon.Attemp
 	var out activities.SessionOutput
 	if err := ses.call(ctx, l.bound(ctx, sessionOptions(l.limits, fmt.Sprintf("lead · decompose %s · after attempt %d", feat.ID, n-1), queue)), a.AgentSession, activities.SessionInput{
 		RunID: l.runID, Feature: feat.ID, Attempt: n, Role: horizon.RoleLead, Goal: l.goal, Lane: l.lane.Path, BaseCommit: l.baseCommit,
-		Model: model, Prompt: horizon.DecomposeBrief(l.goal, feat, prev),
+		Model: model, Prompt: horizon.DecomposeBrief(l.goal, feat, prev), Title: l.goal,
 	}, &out); err != nil {
 		return nil, err
 	}

@@ -159,7 +159,7 @@ func (l *loop) change(ctx workflow.Context, n int, prev *horizon.Attempt, p plan
 	opts := l.bound(ctx, sessionOptions(l.limits, fmt.Sprintf("worker · %s · attempt %d · %s", l.job.id, n, p.model), p.queue))
 	in := activities.SessionInput{
 		RunID: l.runID, Feature: l.job.id, Attempt: n, Role: horizon.RoleWorker, Lane: l.lane.Path, BaseCommit: l.baseCommit,
-		Model: p.model, Prompt: horizon.WorkerBrief(l.job.task, n, l.s.state.MaxAttempts, prev, guidance),
+		Model: p.model, Prompt: horizon.WorkerBrief(l.job.task, n, l.s.state.MaxAttempts, prev, guidance), Title: l.goal,
 		Consults: l.authority().consults(l.spent()),
 	}
 	g := routed(p)
@@ -333,7 +333,7 @@ func (l *loop) audit(ctx workflow.Context, n int) (accepted bool, err error) {
 	}
 	if err := ses.call(ctx, l.bound(ctx, sessionOptions(l.limits, fmt.Sprintf("auditor · %s · attempt %d · %s", l.job.id, n, ses.model), ses.queue)), a.AgentSession, activities.SessionInput{
 		RunID: l.runID, Feature: l.job.id, Attempt: n, Role: horizon.RoleAuditor, Lane: l.lane.Path, BaseCommit: l.baseCommit,
-		Model: ses.model, Prompt: brief,
+		Model: ses.model, Prompt: brief, Title: l.goal,
 	}, &audit); err != nil {
 		why, ok := sessionFailed(err)
 		if !ok {

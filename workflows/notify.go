@@ -47,6 +47,7 @@ func sendNotify(ctx workflow.Context, in activities.NotifyInput) {
 	if !notifying(ctx) {
 		return
 	}
+	in.Title = horizon.GoalTitle(in.Title)
 	if err := execute(ctx, notifyOptions(in.Kind), a.Notify, in, nil); err != nil {
 		workflow.GetLogger(ctx).Warn("notification not sent", "Kind", string(in.Kind), "Error", err)
 	}
@@ -56,8 +57,8 @@ func sendNotify(ctx workflow.Context, in activities.NotifyInput) {
 func (s *runStatus) notifyApproval(ctx workflow.Context, w *horizon.Checkpoint) {
 	st := &s.state
 	sendNotify(ctx, activities.NotifyInput{
-		Kind: notify.ApprovalWaiting, RunID: st.RunID, Subject: string(w.Kind) + ":" + w.Subject,
-		Text:    fmt.Sprintf("run %s waits for approval (%s %s): %s — `horizon approve %s`", st.RunID, w.Kind, w.Subject, w.Summary, st.RunID),
+		Kind: notify.ApprovalWaiting, RunID: st.RunID, Subject: string(w.Kind) + ":" + w.Subject, Title: st.Goal,
+		Text:    fmt.Sprintf("run %s%s waits for approval (%s %s): %s — `horizon approve %s`", st.RunID, activities.Named(st.Goal), w.Kind, w.Subject, w.Summary, st.RunID),
 		Details: map[string]string{"checkpoint": string(w.Kind), "subject": w.Subject},
 	})
 }
@@ -67,9 +68,13 @@ func (s *runStatus) notifyApproval(ctx workflow.Context, w *horizon.Checkpoint) 
 // feature from a resent first one.
 func (s *runStatus) notifyBlocked(ctx workflow.Context, feature string, seq int, b horizon.Blocker) {
 	st := &s.state
+	what := "feature " + feature
+	if f, ok := featureOf(st.Plan, feature); ok && f.Title != "" {
+		what += fmt.Sprintf(" (%q)", horizon.GoalTitle(f.Title))
+	}
 	sendNotify(ctx, activities.NotifyInput{
-		Kind: notify.FeatureBlocked, RunID: st.RunID, Subject: feature, Seq: seq,
-		Text:    fmt.Sprintf("run %s: feature %s is blocked (%s): %s — `horizon unblock %s`", st.RunID, feature, b.Type, b.Evidence, st.RunID),
+		Kind: notify.FeatureBlocked, RunID: st.RunID, Subject: feature, Seq: seq, Title: st.Goal,
+		Text:    fmt.Sprintf("run %s%s: %s is blocked (%s): %s — `horizon unblock %s`", st.RunID, activities.Named(st.Goal), what, b.Type, b.Evidence, st.RunID),
 		Details: map[string]string{"feature": feature, "blocker": string(b.Type)},
 	})
 }
@@ -86,8 +91,8 @@ func (s *runStatus) notifySpend(ctx workflow.Context, feature, reason string, ce
 	}
 	s.spendTold = subject + "/" + fmt.Sprint(len(st.Attempts))
 	sendNotify(ctx, activities.NotifyInput{
-		Kind: notify.SpendPaused, RunID: st.RunID, Subject: subject, Seq: len(st.Attempts),
-		Text: fmt.Sprintf("run %s paused on spend: %s", st.RunID, reason),
+		Kind: notify.SpendPaused, RunID: st.RunID, Subject: subject, Seq: len(st.Attempts), Title: st.Goal,
+		Text: fmt.Sprintf("run %s%s paused on spend: %s", st.RunID, activities.Named(st.Goal), reason),
 		Details: map[string]string{"feature": feature, "spent": fmt.Sprintf("%.4f", st.Usage.Cost),
 			"ceiling": fmt.Sprintf("%.4f", ceiling), "day_ceiling": fmt.Sprintf("%.4f", day)},
 	})
@@ -100,7 +105,7 @@ func (s *runStatus) notifyEnded(ctx workflow.Context) {
 	if st.ReasonKind != "" {
 		how += " (" + string(st.ReasonKind) + ")"
 	}
-	text := fmt.Sprintf("run %s ended: %s", st.RunID, how)
+	text := fmt.Sprintf("run %s%s ended: %s", st.RunID, activities.Named(st.Goal), how)
 	if st.Reason != "" {
 		text += ": " + st.Reason
 	}
@@ -108,7 +113,15 @@ func (s *runStatus) notifyEnded(ctx workflow.Context) {
 		text += "\nhandoff: " + st.Handoff
 	}
 	sendNotify(ctx, activities.NotifyInput{
-		Kind: notify.RunEnded, RunID: st.RunID, Subject: string(st.Status), Text: text,
+		Kind: notify.RunEnded, RunID: st.RunID, Subject: string(st.Status), Text: text, Title: st.Goal,
 		Details: map[string]string{"status": string(st.Status), "reason_kind": string(st.ReasonKind), "handoff": st.Handoff},
 	})
+}
+
+// featureOf finds a feature of a plan that may be nil (a one-feature run).
+func featureOf(p *horizon.Plan, id string) (*horizon.Feature, bool) {
+	if p == nil {
+		return nil, false
+	}
+	return p.Feature(id)
 }

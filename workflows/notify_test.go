@@ -42,6 +42,25 @@ func (s *sent) kinds() []string {
 	return out
 }
 
+// requireNamed checks that every event names what it is about by title
+// (the run's goal, or the report's date), in its title and its text.
+func (s *sent) requireNamed(t *testing.T, title func(activities.NotifyInput) string) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	require.NotEmpty(t, s.events)
+	for _, ev := range s.events {
+		want := title(ev)
+		require.Equal(t, want, ev.Title, "%s names its subject by title", ev.Kind)
+		require.Contains(t, ev.Text, want, "%s's text names its subject", ev.Kind)
+	}
+}
+
+// byGoal is requireNamed's title of a run's events: its goal.
+func byGoal(goal string) func(activities.NotifyInput) string {
+	return func(activities.NotifyInput) string { return goal }
+}
+
 func (s *sent) find(k notify.Kind) activities.NotifyInput {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -78,6 +97,8 @@ func TestNotifyBlockedAndEnded(t *testing.T) {
 	require.Equal(t, 1, b.Seq)
 	require.Contains(t, b.Text, "missing_credential")
 	require.Contains(t, b.Text, "STRIPE_KEY is unset")
+	require.Contains(t, b.Text, `feature f1 ("feature f1")`, "the feature by its title too")
+	s.requireNamed(t, byGoal("Make add.sh add"))
 	end := s.find(notify.RunEnded)
 	require.Contains(t, end.Text, "completed")
 	require.Contains(t, end.Text, "handoff: /runs/run-1/handoff.md")
@@ -103,6 +124,7 @@ func TestNotifyApprovalWaiting(t *testing.T) {
 	require.Equal(t, []string{"approval_waiting milestone:m2"}, atWait)
 	require.Equal(t, []string{"approval_waiting milestone:m2", "run_ended completed"}, s.kinds())
 	require.Contains(t, s.find(notify.ApprovalWaiting).Text, "horizon approve run-1")
+	s.requireNamed(t, byGoal("Make add.sh add"))
 }
 
 // Every way a run ends is told, with how: here a one-feature run that
@@ -120,6 +142,7 @@ func TestNotifyRunEndedFailed(t *testing.T) {
 	require.Error(t, err)
 	require.Equal(t, []string{"run_ended failed"}, s.kinds())
 	require.Contains(t, s.find(notify.RunEnded).Text, "handoff: /runs/run-1/handoff.md")
+	s.requireNamed(t, byGoal("Make add.sh add"))
 }
 
 // A run paused at its day ceiling tells a person once per ceiling.
@@ -154,6 +177,7 @@ func TestNotifySpendPaused(t *testing.T) {
 	require.Equal(t, "run=0.0000,day=1.0000", paused[0].Subject)
 	require.Contains(t, paused[0].Text, "day ceiling")
 	require.Equal(t, "run_ended completed", s.kinds()[len(s.kinds())-1])
+	s.requireNamed(t, byGoal("Make add.sh add"))
 }
 
 // The daily pass tells of each stalled run and of the report, with its path.
@@ -166,7 +190,7 @@ func TestNotifyDailyPass(t *testing.T) {
 	s.capture(e)
 	e.OnActivity(a.DailyReport, mock.Anything, mock.Anything).Return(activities.DailyOutput{
 		Date: "2026-12-01", Markdown: "/home/reports/2026-12-01.md", JSON: "/home/reports/2026-12-01.json", Summary: "1 landed, 1 stalled",
-		Stalled: []horizon.Stall{{RunID: "run-7", Feature: "f2", Kind: horizon.StallKind("same_failing"), Attempts: 6}},
+		Stalled: []horizon.Stall{{RunID: "run-7", Goal: "Skip holidays\nin the date ranges", Feature: "f2", Kind: horizon.StallKind("same_failing"), Attempts: 6}},
 	}, nil)
 	e.OnSignalExternalWorkflow(mock.Anything, "run-7", "", SignalStalled, mock.Anything).Return(nil)
 	e.ExecuteWorkflow(DailyPassWorkflow, DailyPassInput{StallAttempts: 6})
@@ -175,6 +199,12 @@ func TestNotifyDailyPass(t *testing.T) {
 	require.Equal(t, "run-7", s.find(notify.Stalled).RunID)
 	require.Contains(t, s.find(notify.Stalled).Text, "feature f2")
 	require.Contains(t, s.find(notify.DailyReport).Text, "/home/reports/2026-12-01.md")
+	s.requireNamed(t, func(ev activities.NotifyInput) string {
+		if ev.Kind == notify.DailyReport {
+			return "2026-12-01"
+		}
+		return "Skip holidays"
+	})
 }
 
 // throttleEnv is a run whose only worker tier is the metered T3, with a

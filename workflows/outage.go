@@ -47,7 +47,11 @@ func (s *runStatus) receiveOutages(ctx workflow.Context) {
 // ended (a report that comes later is superseded by the next).
 func activityReturned(ctx workflow.Context) {
 	s, ok := ctx.Value(statusKey{}).(*runStatus)
-	if !ok || s.state.Outage == nil {
+	if !ok {
+		return
+	}
+	s.waitedOut = s.state.Outage
+	if s.state.Outage == nil {
 		return
 	}
 	s.state.Outage = nil

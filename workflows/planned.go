@@ -44,7 +44,7 @@ type plannedRun struct {
 // the running feature), approve and unblock.
 func newPlannedRun(ctx workflow.Context, in RunInput, s *runStatus) (*plannedRun, error) {
 	p := &plannedRun{s: s, in: in, rec: &record{s: s}}
-	p.people = &checkpoints{s: s, rec: p.rec, carry: &p.carry}
+	p.people = &checkpoints{s: s, rec: p.rec, carry: &p.carry, unblockRunning: p.unblockRunning}
 	if err := registerControls(ctx, s, p.forward); err != nil {
 		return nil, err
 	}
@@ -320,6 +320,7 @@ func (p *plannedRun) runFeature(ctx workflow.Context, milestone string, f horizo
 		Prior: st.Usage.Cost - usageOf(*cur).Cost, Control: p.control(), ThrottleAt: p.in.ThrottleAt, LineCeiling: p.in.LineCeiling, Budget: st.Budget,
 		Decompose: f.Parent == "" && !slices.Contains(p.carry.NoDecompose, f.ID),
 		Limits:    p.in.Limits, PaidQueue: p.in.PaidQueue,
+		Stall: p.in.Stall, StallSince: p.stallSince(f.ID),
 	}
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:          fmt.Sprintf("%s.%s.%d", p.in.RunID, f.ID, p.carry.ChildSeq),
@@ -331,6 +332,7 @@ func (p *plannedRun) runFeature(ctx workflow.Context, milestone string, f horizo
 	err := p.active.Get(ctx, &res)
 	p.active = nil
 	st.Outage = nil // what the feature's activities waited out is over
+	p.showBackoff(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -406,6 +408,12 @@ func (p *plannedRun) receiveProgress(ctx workflow.Context) {
 			continue
 		}
 		if f, ok := st.Plan.Feature(pr.Feature); !ok || f.Status != horizon.FeatureRunning {
+			continue
+		}
+		if pr.Attempt.N == 0 {
+			if p.active != nil { // a late signal never outlives its feature
+				p.showBackoff(ctx, pr.Backoff)
+			}
 			continue
 		}
 		if err := st.Plan.RecordAttempt(pr.Feature, pr.Attempt, p.in.Interval); err == nil {
@@ -491,10 +499,45 @@ func (p *plannedRun) continueAsNew(ctx workflow.Context) error {
 	return workflow.NewContinueAsNewError(ctx, RunWorkflowName, next)
 }
 
+// stallSince is where feature id's stall is judged from: the plan's last
+// accepted feature, or a person's unblock of it, whichever came last.
+func (p *plannedRun) stallSince(id string) time.Time {
+	since := p.s.state.Plan.LastAccepted()
+	if t := p.carry.Unblocked[id]; t.After(since) {
+		since = t
+	}
+	return since
+}
+
+// showBackoff shows the running feature's backoff (nil: none) in the run's
+// status: its reason says it while it lasts.
+func (p *plannedRun) showBackoff(ctx workflow.Context, bo *horizon.Backoff) {
+	st := &p.s.state
+	if st.Backoff == nil && bo == nil {
+		return
+	}
+	if st.Backoff != nil && st.Reason == st.Backoff.Line() {
+		st.Reason = ""
+	}
+	st.Backoff = bo
+	if bo != nil {
+		st.Reason = bo.Line()
+	}
+	p.s.publish(ctx)
+}
+
+// unblockRunning lets a person's unblock of the running feature, backing
+// off stalled, reach it: the control counts unblocks.
+func (p *plannedRun) unblockRunning(ctx workflow.Context, note string) {
+	p.carry.Unblocks++
+	p.carry.UnblockNote = note
+	p.forward(ctx)
+}
+
 // control is what the running feature must know of pause and ceilings.
 func (p *plannedRun) control() Control {
 	st := &p.s.state
-	return Control{Paused: st.Paused, Ceiling: st.Ceiling, DayCeiling: st.DayCeiling}
+	return Control{Paused: st.Paused, Ceiling: st.Ceiling, DayCeiling: st.DayCeiling, Unblocks: p.carry.Unblocks, Note: p.carry.UnblockNote}
 }
 
 // forward sends the current control to the running feature, if any.

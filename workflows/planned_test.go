@@ -34,6 +34,10 @@ type world struct {
 	reports map[string][]*horizon.Report
 	gates   map[string][]string
 	audits  map[string][]string
+	// trees and failing script a failing gate's tree and failing set, by
+	// feature (default: a fresh tree per attempt, failing Test<feature>).
+	trees   map[string][]string
+	failing map[string][][]string
 	// sessionErrs are errors the worker's sessions fail with, by feature
 	// (a nil error: the session runs as scripted).
 	sessionErrs map[string][]error
@@ -54,6 +58,7 @@ func newWorld(t *testing.T, plan horizon.PlanBlock) *world {
 	return &world{
 		t: t, plan: plan, parts: map[string]horizon.PlanBlock{}, reports: map[string][]*horizon.Report{},
 		gates: map[string][]string{}, audits: map[string][]string{}, briefs: map[string][]string{}, sessionErrs: map[string][]error{},
+		trees: map[string][]string{}, failing: map[string][][]string{},
 	}
 }
 
@@ -99,6 +104,9 @@ func (w *world) env() *testsuite.TestWorkflowEnvironment {
 		g := horizon.GateRun{ReceiptID: fmt.Sprintf("r-%s-%d", in.Feature, in.Attempt), Verdict: v, Command: ".horizon/verify.sh", Tree: fmt.Sprintf("tree-%s-%d", in.Feature, in.Attempt)}
 		if v != "pass" {
 			g.ExitCode, g.Failing, g.Tail = 1, []string{"Test" + in.Feature}, "FAIL Test"+in.Feature
+			g.FailingKnown = true
+			g.Failing = next(w.failing, in.Feature, g.Failing)
+			g.Tree = next(w.trees, in.Feature, g.Tree)
 		}
 		return g, nil
 	})

@@ -51,6 +51,11 @@ type RunInput struct {
 	// Interval is recovery_escalation_interval: attempts per recovery
 	// strategy before the next one is tried (0: the default).
 	Interval int
+	// Stall is run.stall_backoff, run.stall_block_after and
+	// supervisor.stall_attempts: how a stalled feature backs off and when
+	// it blocks (zero values: the defaults). A supervisor's failing
+	// decompositions back off the same way.
+	Stall horizon.StallPolicy
 	// BudgetTime and BudgetSpend are the planned run's hard stop (0: none).
 	BudgetTime  time.Duration
 	BudgetSpend float64

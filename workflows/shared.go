@@ -200,6 +200,10 @@ type Control struct {
 	Paused     bool
 	Ceiling    float64
 	DayCeiling float64
+	// Unblocks counts a person's unblocks of the running feature while it
+	// backed off, stalled (stall.go); Note is the latest one's note.
+	Unblocks int    `json:",omitempty"`
+	Note     string `json:",omitempty"`
 }
 
 // Unblock is the argument of UpdateUnblock.

@@ -28,6 +28,10 @@ type runStatus struct {
 	told       horizon.Status
 	// spendTold is the spend pause last notified (notifySpend).
 	spendTold string
+	// waitedOut is the outage the last activity that returned waited out
+	// (nil: none was recorded), so a budget's stop names an outage only
+	// when there was one.
+	waitedOut *horizon.Outage
 }
 
 // phase moves the run to phase p and shows it.

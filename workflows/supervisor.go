@@ -151,6 +151,11 @@ func (s *supervisor) run(ctx workflow.Context) (*horizon.SupervisorState, error)
 			}
 		}
 		if ahead := s.decomposeWanted(); ahead > 0 {
+			if wait := s.decomposeBackoff(ctx); wait > 0 {
+				s.wait(ctx, fmt.Sprintf("%d decompositions failed in a row: the next waits until %s (run.stall_backoff)",
+					s.st.DecomposeFailures, s.st.DecomposeAfter.UTC().Format("15:04:05 UTC")), wait)
+				continue
+			}
 			s.in.Decompose = 0
 			n, err := s.decomposeAhead(ctx, ahead)
 			if err != nil {
@@ -581,9 +586,11 @@ func (s *supervisor) decompose(ctx workflow.Context, it horizon.RoadmapItem) err
 	}).Get(ctx, &res)
 	s.st.Decompositions++
 	if err != nil {
+		s.decomposeFailed(ctx)
 		s.recordItem(ctx, horizon.ItemRecord{Item: it.ID, Stage: horizon.StageBlocked, Reason: "decomposition failed: " + rootMessage(err)})
 		return nil
 	}
+	s.st.DecomposeFailures, s.st.DecomposeAfter = 0, time.Time{}
 	plan := res.Plan
 	e, err := s.st.Queue.Add(horizon.QueueEntry{Kind: horizon.EntryPlan, Goal: it.Title, Plan: &plan, Item: it.ID, AddedAt: workflow.Now(ctx)})
 	if err != nil {
@@ -592,6 +599,32 @@ func (s *supervisor) decompose(ctx workflow.Context, it horizon.RoadmapItem) err
 	}
 	s.recordItem(ctx, horizon.ItemRecord{Item: it.ID, Stage: horizon.StageQueued, Entry: e.ID})
 	return nil
+}
+
+// changeDecomposeBackoff makes failing decompositions back off: a
+// roadmap whose decompositions all fail waits longer and longer between
+// them (run.stall_backoff) instead of taking every item up at once.
+const changeDecomposeBackoff = "decompose-backoff"
+
+// decomposeFailed counts a failed decomposition and sets when the next may
+// start: 1 minute after the first failure in a row, doubling, capped,
+// like a stalled feature's attempts.
+func (s *supervisor) decomposeFailed(ctx workflow.Context) {
+	s.st.DecomposeFailures++
+	s.st.DecomposeAfter = workflow.Now(ctx).Add(s.in.Run.Stall.Delay(s.st.DecomposeFailures - 1))
+}
+
+// decomposeBackoff is how long the next decomposition must still wait
+// after failed ones (0: it may start).
+func (s *supervisor) decomposeBackoff(ctx workflow.Context) time.Duration {
+	if s.st.DecomposeFailures == 0 {
+		return 0
+	}
+	left := s.st.DecomposeAfter.Sub(workflow.Now(ctx))
+	if left <= 0 || workflow.GetVersion(ctx, changeDecomposeBackoff, workflow.DefaultVersion, 1) < 1 {
+		return 0
+	}
+	return left
 }
 
 // recordItem stores an item's record; a move the rules refuse is logged

@@ -46,6 +46,10 @@ type repoWorld struct {
 	// leadStep, when set, is an activity the fake lead calls before it
 	// answers, with the planning retries of a real one.
 	leadStep string
+	// planFails is how many decompositions fail before the lead answers;
+	// planned records when each decomposition started.
+	planFails int
+	planned   []time.Time
 }
 
 func newRepoWorld(t *testing.T, roadmap string) *repoWorld {
@@ -81,6 +85,12 @@ func (w *repoWorld) fakePlan(ctx workflow.Context, in PlanInput) (*PlanResult, e
 		}
 	}
 	w.mu.Lock()
+	w.planned = append(w.planned, workflow.Now(ctx))
+	if w.planFails > 0 {
+		w.planFails--
+		w.mu.Unlock()
+		return nil, temporal.NewNonRetryableApplicationError("no valid plan after 3 tries", "PlanFailed", nil)
+	}
 	w.decomposed = append(w.decomposed, in.Goal)
 	w.mu.Unlock()
 	title := strings.SplitN(in.Goal, "\n", 2)[0]

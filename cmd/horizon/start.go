@@ -322,12 +322,20 @@ func (a *app) runTemplate() workflows.RunInput {
 		Planned:            cfg.Run.Planned,
 		Autonomy:           cfg.Run.Autonomy,
 		Interval:           cfg.Run.RecoveryEscalationInterval,
+		Stall:              stallPolicy(cfg),
 		BudgetTime:         cfg.Run.BudgetTime,
 		BudgetSpend:        cfg.Run.BudgetSpend,
 		FeaturesPerHistory: cfg.Run.FeaturesPerHistory,
 		LineCeiling:        cfg.Run.LineCeiling,
 		DropFailedLanes:    cfg.Run.KeepFailedLanes == 0,
 	}
+}
+
+// stallPolicy is run.stall_backoff and run.stall_block_after, with the
+// stall threshold the daily pass uses (supervisor.stall_attempts).
+func stallPolicy(cfg *config.Config) horizon.StallPolicy {
+	return horizon.StallPolicy{Base: cfg.Run.StallBackoff.Base, Max: cfg.Run.StallBackoff.Max,
+		BlockAfter: cfg.Run.StallBlockAfter, Threshold: cfg.Supervisor.StallAttempts}
 }
 
 // advisorSettings are the advisor.* keys a run's watchdog follows.
