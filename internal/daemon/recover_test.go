@@ -123,10 +123,10 @@ func TestHandBackOrphanedActivities(t *testing.T) {
 	deadPID := gone.ProcessState.Pid()
 	self := fmt.Sprintf("horizon@box:%d", os.Getpid())
 	holders := []string{
-		fmt.Sprintf("horizon@box:%d", deadPID),       // the dead daemon
-		fmt.Sprintf("horizon@box:%d/paid", deadPID),  // its paid-queue worker
-		fmt.Sprintf("horizon@box:%d", os.Getppid()),  // a live horizon worker
-		self,                                         // this daemon
+		fmt.Sprintf("horizon@box:%d", deadPID),      // the dead daemon
+		fmt.Sprintf("horizon@box:%d/paid", deadPID), // its paid-queue worker
+		fmt.Sprintf("horizon@box:%d", os.Getppid()), // a live horizon worker
+		self, // this daemon
 		fmt.Sprintf("horizon@elsewhere:%d", deadPID), // another machine's
 	}
 	// Start the five activities under those identities, as their workers
