@@ -17,13 +17,14 @@ import (
 
 // A planned run's feature session (an activity of a FeatureWorkflow
 // child, the default kind of run) is in flight when the daemon is
-// SIGKILLed. agent.heartbeat_timeout is ten minutes, so waiting it out
+// SIGKILLed. agent.heartbeat_timeout is twenty minutes, so waiting it out
 // would fail the test: the restarted daemon must hand the session back at
-// once, and the retry continues it (the same OpenCode session) within
-// seconds of `horizon resume`; the run then completes.
+// once, and the retry continues it (the same OpenCode session) as soon as
+// the daemon and OpenCode are up (seconds; minutes on a loaded machine,
+// still far below the timeout); the run then completes.
 func TestPlannedRunCrashHandsBackFeatureSessionAtOnce(t *testing.T) {
 	needsE2E(t)
-	const heartbeat = 10 * time.Minute
+	const heartbeat = 20 * time.Minute
 	// f1's first worker conversation writes its tool, then hangs at its
 	// next model call until the daemon is killed; the continued session
 	// is then served by worker-f1-1.
@@ -42,7 +43,7 @@ func TestPlannedRunCrashHandsBackFeatureSessionAtOnce(t *testing.T) {
 	id := strings.TrimSpace(out)
 	require.Regexp(t, runIDRe, id)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	held, err := w.model.WaitForRequest(ctx, func(r fakemodel.Request) bool { return r.Rule == "worker-f1-crash" && r.Held })
 	require.NoError(t, err)
@@ -55,12 +56,12 @@ func TestPlannedRunCrashHandsBackFeatureSessionAtOnce(t *testing.T) {
 	require.Contains(t, out, id)
 
 	// The continued session reaches the model well before the heartbeat
-	// timeout could have passed: within two minutes of the kill (the
-	// daemon's start, OpenCode's and the retry's backoff of a second).
-	wctx, wcancel := context.WithTimeout(ctx, 2*time.Minute)
+	// timeout could have passed: once the daemon and OpenCode have
+	// started, and the retry's backoff of a second.
+	wctx, wcancel := context.WithTimeout(ctx, 5*time.Minute)
 	continued, err := w.model.WaitForRequest(wctx, func(r fakemodel.Request) bool { return r.Rule == "worker-f1-1" })
 	wcancel()
-	require.NoError(t, err, "f1's session was not handed back: nothing continued it within 2m of the kill (heartbeat timeout %s)", heartbeat)
+	require.NoError(t, err, "f1's session was not handed back: nothing continued it within 5m of resume (heartbeat timeout %s)", heartbeat)
 	t.Logf("the session continued %s after `horizon resume` began, %s after the kill",
 		continued.At.Sub(resumed).Round(time.Millisecond), continued.At.Sub(killed).Round(time.Millisecond))
 	require.Less(t, continued.At.Sub(killed), heartbeat/4)
@@ -80,7 +81,7 @@ func TestPlannedRunCrashHandsBackFeatureSessionAtOnce(t *testing.T) {
 
 	// f1 lands long before its heartbeat timeout, and the run completes
 	// with f1's one attempt the continued session.
-	require.Eventually(t, func() bool { return trailers(repo, id)["f1"] > 0 }, 3*time.Minute, 100*time.Millisecond, "f1 never landed")
+	require.Eventually(t, func() bool { return trailers(repo, id)["f1"] > 0 }, 5*time.Minute, 100*time.Millisecond, "f1 never landed")
 	require.Less(t, time.Since(killed), heartbeat/2, "f1 landed only after half its heartbeat timeout")
 	final := w.waitStatus(id, 6*time.Minute, endedWithHandoff)
 	require.Equal(t, horizon.StatusCompleted, final.Status, "%s: %s", final.Status, final.Reason)
