@@ -26,10 +26,15 @@ build: setup
 # the end-to-end package three tests at a time (-parallel 3): each has its
 # own daemon, engine and OpenCode, and spends most of its time waiting on
 # heartbeats, timers and scripted outages, not on the 2 cores.
+#
+# go test runs under scripts/slowest, which prints its usual output (the
+# ok/FAIL line of each package, failed tests' output), then the 10 slowest
+# tests and a closing PASS or FAIL, and exits with go test's status.
 test: setup
 	$(GO) build $(PKGS)
 	$(GO) vet $(PKGS)
-	$(GO) test -p 1 -parallel 3 -timeout 60m $(PKGS)
+	$(GO) build -o bin/slowest ./scripts/slowest
+	bin/slowest $(GO) test -json -p 1 -parallel 3 -timeout 60m $(PKGS)
 
 test-short:
 	$(GO) test -short $(PKGS)

@@ -45,10 +45,29 @@ func TestKeepAliveHeartbeatsForQuietActivity(t *testing.T) {
 	}
 }
 
-// Outside an activity (a plain call, as in this package's tests) keepAlive
-// does nothing.
+// Outside an activity (a plain call, as in this package's tests) a
+// heartbeat records nothing, where the SDK's own call would panic: every
+// use (keepAlive, details, Update, Record, Stop twice) is safe, and no
+// beating goroutine is left to outlive the call.
 func TestKeepAliveOutsideActivity(t *testing.T) {
-	keepAlive(context.Background())()
+	ctx := context.Background()
+	require.Panics(t, func() { activity.RecordHeartbeat(ctx, "x") }, "the SDK panics outside an activity; the guard is what keeps callers safe")
+	require.NotPanics(t, func() {
+		keepAlive(ctx)()
+		h := startHeartbeat(ctx, beatOptions{Details: "gate running"})
+		h.Update("ses_1 thinking")
+		h.Record("ses_1 done")
+		h.Stop()
+		h.Stop()
+	})
+	h := startHeartbeat(ctx, beatOptions{Details: "quiet"})
+	h.Update("nudged")
+	select {
+	case <-h.nudge:
+	default:
+		t.Fatal("Update's nudge was taken: a beating goroutine runs outside an activity")
+	}
+	h.Stop()
 }
 
 // The heartbeat carries details: what a session reports (its ID) reaches

@@ -109,6 +109,16 @@ func doctorRun(ctx context.Context, o *doctorOptions) error {
 	return nil
 }
 
+// astGrepCheck finds ast-grep as the daemon's codemod step does: the
+// configured agent.ast_grep_bin, else the usual places (tools.Find).
+func astGrepCheck(configured string, versionOf func(bin string, args ...string) string) check {
+	p, err := tools.Find(tools.AstGrep, configured, "agent.ast_grep_bin (HORIZON_AGENT_AST_GREP_BIN)")
+	if err != nil {
+		return check{Name: "ast-grep", Detail: "not found (needed by codemod steps)", Fix: err.Error()}
+	}
+	return check{Name: "ast-grep", OK: true, Detail: p + " " + versionOf(p, "--version")}
+}
+
 func (a *app) doctor(ctx context.Context) []check {
 	var out []check
 	versionOf := func(bin string, args ...string) string {
@@ -132,11 +142,7 @@ func (a *app) doctor(ctx context.Context) []check {
 	} else {
 		out = append(out, check{Name: "opencode", OK: true, Detail: ocBin + " " + versionOf(ocBin, "--version")})
 	}
-	if p, err := tools.Find(tools.AstGrep, "", "PATH"); err != nil {
-		out = append(out, check{Name: "ast-grep", Detail: "not found (needed by codemod steps)", Fix: err.Error()})
-	} else {
-		out = append(out, check{Name: "ast-grep", OK: true, Detail: p + " " + versionOf(p, "--version")})
-	}
+	out = append(out, astGrepCheck(a.cfg.Agent.AstGrepBin, versionOf))
 
 	info, rerr := inspectRepo(ctx, a.repoDir)
 	switch {

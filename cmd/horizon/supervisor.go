@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,22 +50,34 @@ type supervisorStartOptions struct {
 	app      *app
 	autonomy string
 	json     bool
+	// ceiling is --day-ceiling and --no-ceiling (USD nil: not given).
+	ceiling core.DayCeilingRequest
 }
 
 func newSupervisorStartCmd(a *app, runF func(context.Context, *supervisorStartOptions) error) *cobra.Command {
 	o := &supervisorStartOptions{app: a}
+	var usd float64
 	cmd := &cobra.Command{
-		Use:   "start [--repo DIR] [--autonomy LEVEL] [--json]",
+		Use:   "start --day-ceiling USD|--no-ceiling [--repo DIR] [--autonomy LEVEL] [--json]",
 		Short: "Start the repository's supervisor and its schedules (again: nothing changes)",
 		Long: `Start the supervisor of the repository (--repo, default the current one) on
 its current branch, and the two schedules. --autonomy (supervisor.autonomy,
 default run.autonomy) says whether a decomposed plan waits for
 ` + "`horizon approve ID`" + ` before it runs (semi, supervised) or runs (full).
-A supervisor already running is left as it is.`,
-		Example: `  horizon supervisor start
-  horizon supervisor start --repo ~/src/app --autonomy semi`,
+A supervisor already running is left as it is.
+
+A supervisor spends unattended, so it needs a day ceiling: --day-ceiling USD
+bounds what all runs of this home may spend per UTC day (at it they pause
+until the next day or ` + "`horizon set-ceiling --day RUN USD`" + `); spend.day_ceiling in the
+configuration counts too. To run without one, say so with --no-ceiling.
+With neither, start refuses (exit 2).`,
+		Example: `  horizon supervisor start --day-ceiling 20
+  horizon supervisor start --repo ~/src/app --autonomy semi --no-ceiling`,
 		Args: noArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("day-ceiling") {
+				o.ceiling.USD = &usd
+			}
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
@@ -72,21 +86,60 @@ A supervisor already running is left as it is.`,
 	}
 	cmd.Flags().StringVar(&o.autonomy, "autonomy", "", "full, semi or supervised (default supervisor.autonomy)")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the supervisor's status as JSON")
+	cmd.Flags().Float64Var(&usd, "day-ceiling", 0, "most all runs may spend per UTC day, in USD (default spend.day_ceiling)")
+	cmd.Flags().BoolVar(&o.ceiling.Unlimited, "no-ceiling", false, "run with no day ceiling: accept unlimited spend")
+	cmd.MarkFlagsMutuallyExclusive("day-ceiling", "no-ceiling")
 	return cmd
 }
 
 func supervisorStart(ctx context.Context, o *supervisorStartOptions) error {
 	a := o.app
+	ceiling, err := a.dayCeiling(o.ceiling)
+	if err != nil {
+		return err
+	}
 	in, err := a.supervisorInput(ctx, o.autonomy)
 	if err != nil {
 		return err
 	}
+	say := a.out
+	if o.json {
+		say = a.errOut // stdout is the JSON
+	}
+	fmt.Fprintln(say, describeDayCeiling(ceiling))
 	return a.withEngine(ctx, true, func(c client.Client) error {
-		if err := a.startSupervisor(ctx, c, in); err != nil {
+		if err := a.startSupervisor(ctx, c, in, ceiling); err != nil {
 			return err
 		}
 		return a.printSupervisor(ctx, c, in.ID, o.json)
 	})
+}
+
+// dayCeiling decides the supervisor's day ceiling from --day-ceiling or
+// --no-ceiling and spend.day_ceiling (core.ChooseDayCeiling); an undecided
+// one is bad usage naming both flags.
+func (a *app) dayCeiling(req core.DayCeilingRequest) (core.DayCeiling, error) {
+	c, err := core.ChooseDayCeiling(req, a.cfg.Spend.DayCeiling)
+	switch {
+	case errors.Is(err, core.ErrNoDayCeiling):
+		return c, usagef("supervisor start: %v: pass --day-ceiling USD (what all runs may spend per UTC day; or set spend.day_ceiling), or --no-ceiling to accept unlimited spend", err)
+	case errors.Is(err, core.ErrDayCeilingAmount):
+		return c, usagef("--day-ceiling: %v; for no ceiling say --no-ceiling", err)
+	case err != nil:
+		return c, usagef("supervisor start: %v: pass --day-ceiling USD or --no-ceiling, not both", err)
+	}
+	return c, nil
+}
+
+// describeDayCeiling says which day ceiling a supervisor uses, and why.
+func describeDayCeiling(c core.DayCeiling) string {
+	switch {
+	case c.Unlimited:
+		return "day ceiling: none, spend is unlimited (--no-ceiling)"
+	case c.Configured:
+		return fmt.Sprintf("day ceiling: $%.2f per UTC day across all runs (spend.day_ceiling)", c.USD)
+	}
+	return fmt.Sprintf("day ceiling: $%.2f per UTC day across all runs (--day-ceiling)", c.USD)
 }
 
 // supervisorInput checks that the --repo repository can be supervised
@@ -117,11 +170,12 @@ func (a *app) supervisorInput(ctx context.Context, autonomyFlag string) (workflo
 }
 
 // startSupervisor starts (or leaves running) the supervisor of in, with
-// the run template of this configuration, and its schedules.
-func (a *app) startSupervisor(ctx context.Context, c client.Client, in workflows.SupervisorInput) error {
+// the run template of this configuration, its schedules and the decided
+// day ceiling.
+func (a *app) startSupervisor(ctx context.Context, c client.Client, in workflows.SupervisorInput, ceiling core.DayCeiling) error {
 	in.Run = a.runTemplate()
 	in.Run.SearchAttributes = core.HasSearchAttributes(ctx, c, a.cfg.Temporal.Namespace)
-	return a.supervisors(c).Start(ctx, in, a.schedules())
+	return a.supervisors(c).Start(ctx, in, a.schedules(), ceiling)
 }
 
 // localZone is this machine's IANA time zone for the schedules' cron
@@ -151,6 +205,6 @@ func (a *app) schedules() core.Schedules {
 	return core.Schedules{
 		DecomposeCron: cfg.Supervisor.DecomposeCron, DailyCron: cfg.Supervisor.DailyCron, TimeZone: localZone(),
 		CatchupWindow: cfg.Supervisor.CatchupWindow, DecomposeAhead: cfg.Supervisor.DecomposeAhead,
-		StallAttempts: cfg.Supervisor.StallAttempts, DayCeiling: cfg.Spend.DayCeiling,
+		StallAttempts: cfg.Supervisor.StallAttempts, // DayCeiling: the decided one, set by Start
 	}
 }

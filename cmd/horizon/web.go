@@ -294,13 +294,17 @@ func (b *webBackend) Cancel(ctx context.Context, id string) error {
 	return b.a.runs(b.c).Cancel(ctx, id)
 }
 
-func (b *webBackend) SupervisorStart(ctx context.Context, dir, autonomy string) (*horizon.SupervisorState, error) {
+func (b *webBackend) SupervisorStart(ctx context.Context, dir, autonomy string, req core.DayCeilingRequest) (*horizon.SupervisorState, error) {
 	a := b.forRepo(dir)
+	ceiling, err := core.ChooseDayCeiling(req, a.cfg.Spend.DayCeiling)
+	if err != nil {
+		return nil, &web.InputError{Err: err} // the API names its fields around it
+	}
 	in, err := a.supervisorInput(ctx, autonomy)
 	if err != nil {
 		return nil, inputError(err)
 	}
-	if err := a.startSupervisor(ctx, b.c, in); err != nil {
+	if err := a.startSupervisor(ctx, b.c, in, ceiling); err != nil {
 		return nil, err
 	}
 	return a.supervisors(b.c).Supervisor(ctx, in.ID)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -42,9 +43,69 @@ type Schedules struct {
 	DayCeiling     float64
 }
 
+// DayCeilingRequest is what a person said about a supervisor's day
+// ceiling: an amount, or that they accept unlimited spend (or neither).
+type DayCeilingRequest struct {
+	USD       *float64 // nil: no amount given
+	Unlimited bool
+}
+
+// DayCeiling is a supervisor's day ceiling as decided: an amount in USD
+// that all runs of this home may spend per UTC day, or unlimited spend the
+// person accepted. The zero value is undecided, and no supervisor starts
+// on it.
+type DayCeiling struct {
+	USD       float64
+	Unlimited bool
+	// Configured: the amount is spend.day_ceiling, not one given at start.
+	Configured bool
+}
+
+// Decided says whether the person chose: an amount, or unlimited.
+func (d DayCeiling) Decided() bool { return d.Unlimited || d.USD > 0 }
+
+// Day-ceiling errors of ChooseDayCeiling and Start; surfaces name their
+// own inputs (flags, fields) around them.
+var (
+	// ErrNoDayCeiling: neither an amount nor unlimited spend was chosen,
+	// and spend.day_ceiling is not set.
+	ErrNoDayCeiling = errors.New("a supervisor spends unattended, so it needs a day ceiling or an explicit choice of unlimited spend")
+	// ErrDayCeilingConflict: an amount and unlimited spend both.
+	ErrDayCeilingConflict = errors.New("a day ceiling and unlimited spend were both asked for")
+	// ErrDayCeilingAmount: the amount is not a positive number of USD.
+	ErrDayCeilingAmount = errors.New("the day ceiling must be a positive amount in USD")
+)
+
+// ChooseDayCeiling is the rule for a supervisor's day ceiling: what the
+// person asked for at start (an amount or unlimited spend), else the
+// configured spend.day_ceiling, which they set themselves; with none of
+// those, no supervisor starts (ErrNoDayCeiling).
+func ChooseDayCeiling(req DayCeilingRequest, configured float64) (DayCeiling, error) {
+	switch {
+	case req.USD != nil && req.Unlimited:
+		return DayCeiling{}, ErrDayCeilingConflict
+	case req.USD != nil:
+		if usd := *req.USD; usd <= 0 || math.IsNaN(usd) || math.IsInf(usd, 0) {
+			return DayCeiling{}, fmt.Errorf("%w (got %v)", ErrDayCeilingAmount, usd)
+		}
+		return DayCeiling{USD: *req.USD}, nil
+	case req.Unlimited:
+		return DayCeiling{Unlimited: true}, nil
+	case configured > 0:
+		return DayCeiling{USD: configured, Configured: true}, nil
+	}
+	return DayCeiling{}, ErrNoDayCeiling
+}
+
 // Start starts the supervisor of in.Repo (one already running is left as
-// it is) and creates, or brings up to date, its schedules.
-func (s Supervisors) Start(ctx context.Context, in workflows.SupervisorInput, sched Schedules) error {
+// it is) and creates, or brings up to date, its schedules. Its runs and
+// its daily pass observe ceiling, which must be decided (ChooseDayCeiling):
+// a supervisor never starts with no day ceiling unless the person said so.
+func (s Supervisors) Start(ctx context.Context, in workflows.SupervisorInput, sched Schedules, ceiling DayCeiling) error {
+	if !ceiling.Decided() {
+		return fmt.Errorf("start supervisor of %s: %w", in.Repo, ErrNoDayCeiling)
+	}
+	in.Run.DayCeiling, sched.DayCeiling = ceiling.USD, ceiling.USD
 	opts := client.StartWorkflowOptions{
 		ID: in.ID, TaskQueue: s.TaskQueue,
 		StaticSummary:            "supervisor · " + in.Repo,

@@ -1,10 +1,14 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -15,40 +19,47 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
-	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/workflows"
 )
 
 // HandBackOrphanedActivities fails, for an immediate retry, every started
-// activity of a running run or loop that a worker other than identity
-// holds. Call it only when this process is provably the sole worker (the
-// embedded engine under the home lock): the previous holder is dead.
+// activity of every running workflow, whatever its type (a run, a planned
+// run's feature, a plan, a task, a loop, the nightly decomposition, the
+// daily pass...), that a dead horizon process of this machine holds
+// (orphanedBy). Live workers keep theirs: this process, a `horizon
+// worker` whose process still runs, and any worker of another machine,
+// whose own heartbeat timeout stays the judge.
 //
 // The failure carries the activity's last heartbeat details, so the retry
 // knows the OpenCode session to continue. Without this the engine would
-// wait out each activity's heartbeat timeout before retrying.
+// wait out each activity's heartbeat timeout (agent.heartbeat_timeout for
+// a session) before retrying.
 func HandBackOrphanedActivities(ctx context.Context, c client.Client, namespace, identity string, log zerolog.Logger) (int, error) {
 	handed := 0
 	var token []byte
 	for {
+		// Every running execution, not a list of types: a type left off
+		// such a list is a type whose sessions wait out the timeout.
 		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-			Namespace: namespace,
-			Query: "(WorkflowType = " + core.Quote(workflows.RunWorkflowName) + " OR WorkflowType = " + core.Quote(workflows.LoopWorkflowName) +
-				") AND ExecutionStatus = 'Running'",
+			Namespace:     namespace,
+			Query:         "ExecutionStatus = 'Running'",
 			NextPageToken: token,
 		})
 		if err != nil {
-			return handed, fmt.Errorf("list running runs: %w", err)
+			return handed, fmt.Errorf("list running workflows: %w", err)
 		}
 		for _, ex := range resp.GetExecutions() {
 			wid, rid := ex.GetExecution().GetWorkflowId(), ex.GetExecution().GetRunId()
 			desc, err := c.DescribeWorkflowExecution(ctx, wid, rid)
+			var nf *serviceerror.NotFound
+			if errors.As(err, &nf) {
+				continue // ended (or gone) since the list
+			}
 			if err != nil {
-				return handed, fmt.Errorf("describe run %s: %w", wid, err)
+				return handed, fmt.Errorf("describe workflow %s: %w", wid, err)
 			}
 			for _, pa := range desc.GetPendingActivities() {
-				// identity + "/paid" is this daemon's paid-queue worker.
-				if pa.GetState() != enumspb.PENDING_ACTIVITY_STATE_STARTED || strings.HasPrefix(pa.GetLastWorkerIdentity(), identity) {
+				if pa.GetState() != enumspb.PENDING_ACTIVITY_STATE_STARTED || !orphanedBy(pa.GetLastWorkerIdentity(), identity, processAlive) {
 					continue
 				}
 				_, err := c.WorkflowService().RespondActivityTaskFailedById(ctx, &workflowservice.RespondActivityTaskFailedByIdRequest{
@@ -58,7 +69,7 @@ func HandBackOrphanedActivities(ctx context.Context, c client.Client, namespace,
 					ActivityId: pa.GetActivityId(),
 					Identity:   identity,
 					Failure: &failurepb.Failure{
-						Message: "the horizon daemon running this activity (" + pa.GetLastWorkerIdentity() + ") stopped; retrying",
+						Message: "the horizon process running this activity (" + pa.GetLastWorkerIdentity() + ") stopped; retrying",
 						FailureInfo: &failurepb.Failure_ApplicationFailureInfo{ApplicationFailureInfo: &failurepb.ApplicationFailureInfo{
 							Type: "WorkerLost",
 						}},
@@ -66,10 +77,11 @@ func HandBackOrphanedActivities(ctx context.Context, c client.Client, namespace,
 					LastHeartbeatDetails: pa.GetHeartbeatDetails(),
 				})
 				if err != nil {
-					log.Warn().Err(err).Str("RunID", wid).Str("Activity", pa.GetActivityType().GetName()).Msg("hand back activity")
+					log.Warn().Err(err).Str("WorkflowID", wid).Str("WorkflowType", ex.GetType().GetName()).Str("Activity", pa.GetActivityType().GetName()).Msg("hand back activity")
 					continue
 				}
-				log.Info().Str("RunID", wid).Str("Activity", pa.GetActivityType().GetName()).Str("From", pa.GetLastWorkerIdentity()).Msg("handed back orphaned activity")
+				log.Info().Str("WorkflowID", wid).Str("WorkflowType", ex.GetType().GetName()).Str("Activity", pa.GetActivityType().GetName()).
+					Str("From", pa.GetLastWorkerIdentity()).Msg("handed back orphaned activity")
 				handed++
 			}
 		}
@@ -78,6 +90,63 @@ func HandBackOrphanedActivities(ctx context.Context, c client.Client, namespace,
 			return handed, nil
 		}
 	}
+}
+
+// orphanedBy says whether holder, the identity of the worker that started
+// an activity, names a horizon process that is gone: "horizon@HOST:PID"
+// (the paid-queue worker adds "/paid") with HOST this machine's (self's),
+// PID not self's, and no such process alive. Anything else is left alone:
+// a live process still reports its activities, another machine's process
+// cannot be checked from here, and an identity of another form is not
+// horizon's.
+func orphanedBy(holder, self string, alive func(pid int) bool) bool {
+	hHost, hPID, ok := parseIdentity(holder)
+	if !ok {
+		return false
+	}
+	sHost, sPID, ok := parseIdentity(self)
+	if !ok || hHost != sHost || hPID == sPID {
+		return false
+	}
+	return !alive(hPID)
+}
+
+// parseIdentity splits a worker identity "horizon@HOST:PID[/queue]".
+func parseIdentity(id string) (host string, pid int, ok bool) {
+	id, _, _ = strings.Cut(id, "/")
+	rest, ok := strings.CutPrefix(id, "horizon@")
+	if !ok {
+		return "", 0, false
+	}
+	i := strings.LastIndexByte(rest, ':')
+	if i <= 0 {
+		return "", 0, false
+	}
+	pid, err := strconv.Atoi(rest[i+1:])
+	if err != nil || pid <= 0 {
+		return "", 0, false
+	}
+	return rest[:i], pid, true
+}
+
+// processAlive says whether pid is a process of this machine that has not
+// exited: it exists (signal 0; EPERM is another user's live process) and
+// is not a zombie waiting for its parent.
+func processAlive(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		// Without /proc (not Linux) signal 0 is all there is; with it,
+		// the process exited between the two looks.
+		_, serr := os.Stat("/proc/self/stat")
+		return serr != nil
+	}
+	// The state follows the command name, which is in parentheses and
+	// may itself contain ") ".
+	i := bytes.LastIndexByte(b, ')')
+	return i < 0 || !bytes.HasPrefix(b[i+1:], []byte(" Z"))
 }
 
 // RegisterSearchAttributes adds horizon's search attributes to the

@@ -107,9 +107,9 @@ func Serve(ctx context.Context, o Options) error {
 		return err
 	}
 	if o.Engine {
-		// Our lock proves no other worker serves this engine: activities a
-		// dead daemon had started will never report, so hand them back now
-		// rather than after their heartbeat timeout.
+		// Activities a dead daemon of this home (or any dead horizon
+		// process of this machine) had started will never report: hand
+		// them back now rather than after their heartbeat timeout.
 		go handBack(ctx, c, cfg.Temporal.Namespace, identity, log)
 	}
 	log.Info().Str("TaskQueue", cfg.Temporal.TaskQueue).Bool("PaidPoller", cfg.Worker.PaidPoller).Str("SharedDir", cfg.DataDir()).Msg("worker ready")

@@ -153,9 +153,10 @@ func TestSupervisorRunsTheRoadmap(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 
-	out, code := w.run(ctx, "supervisor", "start", "--repo", repo)
+	out, code := w.run(ctx, "supervisor", "start", "--repo", repo, "--no-ceiling")
 	require.Equal(t, 0, code, out)
 	require.Contains(t, out, "supervisor-")
+	require.Contains(t, out, "day ceiling: none, spend is unlimited (--no-ceiling)")
 
 	for _, rule := range []string{"lead-lower-crash", "worker-length-crash"} {
 		_, err := w.model.WaitForRequest(ctx, func(r fakemodel.Request) bool { return r.Rule == rule && r.Held })
@@ -345,7 +346,12 @@ func TestSupervisorQueueApprovalsAndDailyPass(t *testing.T) {
 	}
 
 	out, code := w.run(ctx, "supervisor", "start", "--repo", repo, "--autonomy", "semi")
+	require.Equal(t, 2, code, "a supervisor needs a day ceiling: %s", out)
+	require.Contains(t, out, "--day-ceiling USD")
+	require.Contains(t, out, "--no-ceiling")
+	out, code = w.run(ctx, "supervisor", "start", "--repo", repo, "--autonomy", "semi", "--day-ceiling", "100")
 	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "day ceiling: $100.00 per UTC day across all runs (--day-ceiling)")
 	eventually("item 1 decomposed", func() bool { return len(w.queueEntries(repo)) == 1 })
 	out, code = w.run(ctx, "supervisor", "trigger", "decompose", "--repo", repo)
 	require.Equal(t, 0, code, out)

@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -255,6 +256,10 @@ func (s *Server) runVerb(r *http.Request) (any, error) {
 type supervisorRequest struct {
 	Repo     string `json:"repo"`
 	Autonomy string `json:"autonomy,omitempty"` // start
+	// DayCeiling (USD) or NoCeiling: a start needs one of them unless
+	// spend.day_ceiling is configured (core.ChooseDayCeiling).
+	DayCeiling *float64 `json:"day_ceiling,omitempty"`
+	NoCeiling  bool     `json:"no_ceiling,omitempty"`
 }
 
 func (s *Server) supervisorVerb(r *http.Request) (any, error) {
@@ -273,7 +278,17 @@ func (s *Server) supervisorVerb(r *http.Request) (any, error) {
 				return nil, badRequest("autonomy: %v", err)
 			}
 		}
-		return s.Core.SupervisorStart(r.Context(), repo, req.Autonomy)
+		if req.DayCeiling != nil && req.NoCeiling {
+			return nil, badRequest(`say "day_ceiling": USD or "no_ceiling": true, not both`)
+		}
+		if d := req.DayCeiling; d != nil && (math.IsNaN(*d) || math.IsInf(*d, 0) || *d <= 0) {
+			return nil, badRequest(`day_ceiling needs an amount above 0 in USD, such as 20; for none say "no_ceiling": true`)
+		}
+		st, err := s.Core.SupervisorStart(r.Context(), repo, req.Autonomy, core.DayCeilingRequest{USD: req.DayCeiling, Unlimited: req.NoCeiling})
+		if errors.Is(err, core.ErrNoDayCeiling) {
+			return nil, badRequest(`%v: send "day_ceiling": USD (what all runs may spend per UTC day; or set spend.day_ceiling), or "no_ceiling": true to accept unlimited spend`, err)
+		}
+		return st, err
 	case "stop":
 		return s.Core.SupervisorStop(r.Context(), repo)
 	default:

@@ -37,7 +37,9 @@ type Core interface {
 	Resume(ctx context.Context, id string) (*horizon.RunState, error)
 	SetCeiling(ctx context.Context, id string, usd float64, day bool) (*horizon.RunState, error)
 	Cancel(ctx context.Context, id string) error
-	SupervisorStart(ctx context.Context, repo, autonomy string) (*horizon.SupervisorState, error)
+	// SupervisorStart starts a repository's supervisor; with no day
+	// ceiling in ceiling nor configured it refuses (an *InputError).
+	SupervisorStart(ctx context.Context, repo, autonomy string, ceiling core.DayCeilingRequest) (*horizon.SupervisorState, error)
 	SupervisorStop(ctx context.Context, repo string) (*horizon.SupervisorState, error)
 	QueueAdd(ctx context.Context, repo string, e horizon.QueueEntry) (*horizon.QueueEntry, error)
 	QueueRemove(ctx context.Context, repo, id string) (*horizon.SupervisorState, error)

@@ -187,8 +187,18 @@ func (f *fakeCore) Cancel(_ context.Context, id string) error {
 	return err
 }
 
-func (f *fakeCore) SupervisorStart(_ context.Context, repo, autonomy string) (*horizon.SupervisorState, error) {
-	f.calls = append(f.calls, "supervisor start "+repo+" "+autonomy)
+// SupervisorStart follows the core's day-ceiling rule with no
+// spend.day_ceiling configured.
+func (f *fakeCore) SupervisorStart(_ context.Context, repo, autonomy string, req core.DayCeilingRequest) (*horizon.SupervisorState, error) {
+	c, err := core.ChooseDayCeiling(req, 0)
+	ceiling := "unlimited"
+	if !c.Unlimited {
+		ceiling = fmt.Sprintf("$%.2f", c.USD)
+	}
+	f.calls = append(f.calls, "supervisor start "+repo+" "+autonomy+" "+ceiling)
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
 	return supervisor(), nil
 }
 
