@@ -69,7 +69,7 @@ func TestSupervisorStalledItemBacksOffAndBlocks(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 
-	out, code := w.run(ctx, "supervisor", "start", "--repo", repo)
+	out, code := w.run(ctx, "supervisor", "start", "--repo", repo, "--no-ceiling")
 	require.Equal(t, 0, code, out)
 	ref := w.waitRoadmap(repo, 4*time.Minute, func(r horizon.RoadmapRef) bool { return len(r.Items) == 2 && r.Items[0].RunID != "" })
 	run := ref.Items[0].RunID
