@@ -104,6 +104,9 @@ func (c *checkpoints) awaitUnblock(ctx workflow.Context) error {
 	}
 	reason := fmt.Sprintf("nothing runnable: blocked %s; `horizon unblock %s FEATURE --note \"...\"` lets a feature go on", strings.Join(ids, "; "), st.RunID)
 	st.Blocker, st.Status, st.ReasonKind, st.Phase, st.Reason = first, horizon.StatusBlocked, horizon.ReasonBlocked, horizon.PhaseBlocked, reason
+	// Nothing runs, so nothing backs off: a backoff shown now could only
+	// be a late signal of a feature that has ended.
+	st.Backoff = nil
 	if err := c.rec.save(ctx); err != nil {
 		return err
 	}

@@ -516,6 +516,9 @@ func (p *plannedRun) showBackoff(ctx workflow.Context, bo *horizon.Backoff) {
 	if st.Backoff == nil && bo == nil {
 		return
 	}
+	if bo != nil && st.Status != horizon.StatusRunning {
+		return // a blocked or paused-for-approval run has no feature backing off
+	}
 	if st.Backoff != nil && st.Reason == st.Backoff.Line() {
 		st.Reason = ""
 	}
