@@ -236,8 +236,14 @@ func (w *world) waitStatus(id string, timeout time.Duration, ok func(horizon.Run
 	var last horizon.RunState
 	for time.Now().Before(deadline) {
 		out, code := w.stdout("status", id, "--json")
-		if code == 0 && json.Unmarshal([]byte(out), &last) == nil && ok(last) {
-			return last
+		// A fresh state each time: unmarshalling into last would keep a
+		// field (a backoff, a blocker) that this reading omits.
+		var cur horizon.RunState
+		if code == 0 && json.Unmarshal([]byte(out), &cur) == nil {
+			last = cur
+			if ok(cur) {
+				return cur
+			}
 		}
 		time.Sleep(300 * time.Millisecond)
 	}

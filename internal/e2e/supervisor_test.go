@@ -93,8 +93,12 @@ func (w *world) waitRoadmap(repo string, timeout time.Duration, ok func(horizon.
 	var last horizon.RoadmapRef
 	for time.Now().Before(deadline) {
 		out, code := w.stdout("roadmap", "--repo", repo, "--json")
-		if code == 0 && json.Unmarshal([]byte(out), &last) == nil && ok(last) {
-			return last
+		var cur horizon.RoadmapRef // fresh: last would keep omitted fields
+		if code == 0 && json.Unmarshal([]byte(out), &cur) == nil {
+			last = cur
+			if ok(cur) {
+				return cur
+			}
 		}
 		time.Sleep(time.Second)
 	}
