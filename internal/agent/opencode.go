@@ -59,7 +59,7 @@ type ServerOptions struct {
 	PIDFile     string   // "pid pgid" lines are appended here so a restarted daemon can reap orphans
 	Logger      zerolog.Logger
 
-	StartTimeout time.Duration // how long to wait for the server to answer (default 60s)
+	StartTimeout time.Duration // how long to wait for the server to answer (default 3m)
 	StopTimeout  time.Duration // SIGTERM → SIGKILL grace in Close (default 5s)
 }
 
@@ -96,7 +96,7 @@ type Server struct {
 
 const (
 	serverUser   = "opencode"
-	defaultStart = 60 * time.Second
+	defaultStart = 3 * time.Minute // a busy 2-core machine starting several servers at once needs more than a minute
 	defaultStop  = 5 * time.Second
 	callTimeout  = 30 * time.Second
 	logTailBytes = 4096
