@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.temporal.io/sdk/activity"
 )
@@ -31,7 +33,16 @@ type RoadmapText struct {
 	Commit string
 	Found  bool
 	Text   string
+	// Problem says why a roadmap that is there cannot be read (too large,
+	// not a file, not text); Text is then empty. The supervisor shows it
+	// and goes on with its queue until the roadmap is fixed.
+	Problem string
 }
+
+// RoadmapLimit is the largest roadmap horizon reads. A roadmap is a list
+// of goals; one this large is a mistake (a log or a data file committed
+// under its name), and its text would not fit in a workflow's history.
+const RoadmapLimit = 512 << 10
 
 // ReadRoadmap reads the roadmap file from the tip of the base branch (never
 // from the work tree: a person's uncommitted edits are not the roadmap yet).
@@ -46,9 +57,27 @@ func (a *Activities) ReadRoadmap(ctx context.Context, in RoadmapInput) (RoadmapT
 	if !gitOK(ctx, in.Repo, "cat-file", "-e", commit+":"+path) {
 		return RoadmapText{Commit: commit}, nil
 	}
+	problem := func(format string, args ...any) (RoadmapText, error) {
+		return RoadmapText{Commit: commit, Found: true, Problem: fmt.Sprintf("roadmap %s at %s ", path, short(commit)) + fmt.Sprintf(format, args...)}, nil
+	}
+	if typ, err := git(ctx, in.Repo, "cat-file", "-t", commit+":"+path); err != nil {
+		return RoadmapText{}, fmt.Errorf("read roadmap %s at %s: %w", path, short(commit), err)
+	} else if typ != "blob" {
+		return problem("is a %s, not a file: commit a Markdown file there", typ)
+	}
+	size, err := git(ctx, in.Repo, "cat-file", "-s", commit+":"+path)
+	if err != nil {
+		return RoadmapText{}, fmt.Errorf("read roadmap %s at %s: %w", path, short(commit), err)
+	}
+	if n, _ := strconv.Atoi(size); n > RoadmapLimit {
+		return problem("is %s; a roadmap may be %s at most: keep its items short and move details into files it links to", byteSize(n), byteSize(RoadmapLimit))
+	}
 	text, err := git(ctx, in.Repo, "show", commit+":"+path)
 	if err != nil {
 		return RoadmapText{}, fmt.Errorf("read roadmap %s at %s: %w", path, short(commit), err)
+	}
+	if strings.ContainsRune(text, 0) || !utf8.ValidString(text) {
+		return problem("is not UTF-8 text: commit a Markdown file there")
 	}
 	return RoadmapText{Commit: commit, Found: true, Text: text + "\n"}, nil
 }

@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -46,6 +47,40 @@ func TestReadRoadmapFromBaseTipNotWorkTree(t *testing.T) {
 
 	_, err = act[RoadmapText](h, h.a.ReadRoadmap, RoadmapInput{Repo: h.repo, Base: "nope", Path: ".horizon/roadmap.md"})
 	require.ErrorContains(t, err, "base branch nope")
+}
+
+// A roadmap that is there but cannot be a roadmap is a Problem the
+// supervisor shows, never a result too large for the engine or an error
+// retried for ever.
+func TestReadRoadmapProblems(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(h *gitHarness)
+		path  string
+		want  string
+	}{
+		{"too large", func(h *gitHarness) {
+			h.commit(".horizon/roadmap.md", "- [ ] "+strings.Repeat("x", 600<<10)+"\n", "huge roadmap")
+		}, ".horizon/roadmap.md", "is 600.0 KiB; a roadmap may be 512.0 KiB at most"},
+		{"a directory", func(h *gitHarness) {
+			h.commit(".horizon/roadmap.md/item.md", "- [ ] first\n", "roadmap dir")
+		}, ".horizon/roadmap.md", "is a tree, not a file"},
+		{"binary", func(h *gitHarness) {
+			h.commit(".horizon/roadmap.md", "- [ ] \x00\xff\xfe\n", "binary roadmap")
+		}, ".horizon/roadmap.md", "is not UTF-8 text"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newGitHarness(t)
+			tt.setup(h)
+			got, err := act[RoadmapText](h, h.a.ReadRoadmap, RoadmapInput{Repo: h.repo, Base: "main", Path: tt.path})
+			require.NoError(t, err)
+			require.True(t, got.Found)
+			require.Empty(t, got.Text)
+			require.Contains(t, got.Problem, "roadmap "+tt.path+" at ")
+			require.Contains(t, got.Problem, tt.want)
+		})
+	}
 }
 
 func TestSyncRoadmap(t *testing.T) {

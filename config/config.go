@@ -313,6 +313,9 @@ type Agent struct {
 	// HeartbeatTimeout is how long a silent session activity is trusted before
 	// the engine retries it elsewhere (after a crash, for example).
 	HeartbeatTimeout time.Duration `mapstructure:"heartbeat_timeout"`
+	// EnvAllow are globs of environment variables the commands agents run
+	// see although gate.Secret calls them secrets ("MY_*"; case-sensitive).
+	EnvAllow []string `mapstructure:"env_allow"`
 }
 
 // Run holds per-run defaults.
@@ -367,8 +370,13 @@ type StallBackoff struct {
 
 // Gate configures the deterministic gate.
 type Gate struct {
-	Timeout  time.Duration `mapstructure:"timeout"`
-	AllowEnv []string      `mapstructure:"allow_env"`
+	Timeout time.Duration `mapstructure:"timeout"`
+	// EnvAllow are globs of environment variables the gate sees although
+	// gate.Secret calls them secrets ("MY_*"; case-sensitive).
+	EnvAllow []string `mapstructure:"env_allow"`
+	// AllowEnv is env_allow's former name, still read: finish adds it to
+	// EnvAllow.
+	AllowEnv []string `mapstructure:"allow_env"`
 	// Protected are globs of paths a worker may not change (allow-list
 	// syntax: "dir/" covers everything below it, "*" and "**" match).
 	// Its changes there are reverted before every gate run and recorded on

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -32,6 +33,10 @@ const RepoFile = ".horizon/config.yaml"
 
 // DefaultRoadmap is supervisor.roadmap's default, relative to the repo root.
 const DefaultRoadmap = ".horizon/roadmap.md"
+
+// MaxAttemptsLimit bounds run.max_attempts (and --max-attempts): past it a
+// one-feature run is a failure loop, not a retry policy.
+const MaxAttemptsLimit = 100
 
 // MinCatchupWindow is the shortest supervisor.catchup_window: Temporal
 // Schedules refuse a shorter one.
@@ -94,7 +99,9 @@ func defaults() map[string]any {
 		"run.stall_backoff.max":                    "1h",
 		"run.stall_block_after":                    6,
 		"gate.timeout":                             "10m",
+		"gate.env_allow":                           []string{},
 		"gate.allow_env":                           []string{},
+		"agent.env_allow":                          []string{},
 		"gate.protected":                           horizon.DefaultGateProtected,
 		"log.level":                                "info",
 		"worker.paid_poller":                       true,
@@ -381,16 +388,21 @@ func (c *Config) finish() error {
 			c.Home = filepath.Join(home, c.Home[2:])
 		}
 	}
-	abs, err := filepath.Abs(c.Home)
-	if err != nil {
-		return fmt.Errorf("config: home %q: %w", c.Home, err)
+	// A relative home would name another directory from every working
+	// directory: each would start a daemon of its own.
+	if !filepath.IsAbs(c.Home) {
+		abs, _ := filepath.Abs(c.Home)
+		return &Error{Source: "home", Problems: []string{fmt.Sprintf("%q is relative, so each working directory would get a home of its own; give an absolute path (here: HORIZON_HOME=%s)", c.Home, abs)}}
 	}
-	c.Home = abs
+	c.Home = filepath.Clean(c.Home)
 	if c.Worker.SharedDir != "" {
+		var err error
 		if c.Worker.SharedDir, err = filepath.Abs(c.Worker.SharedDir); err != nil {
 			return fmt.Errorf("config: worker.shared_dir %q: %w", c.Worker.SharedDir, err)
 		}
 	}
+	c.Gate.EnvAllow = append(c.Gate.EnvAllow, c.Gate.AllowEnv...)
+	c.Gate.AllowEnv = nil
 	c.Engine.SQLiteSynchronous = strings.ToUpper(c.Engine.SQLiteSynchronous)
 	c.Engine.Database = strings.ToLower(strings.TrimSpace(c.Engine.Database))
 	c.Log.Level = strings.ToLower(c.Log.Level)
@@ -481,6 +493,17 @@ func (c *Config) validate(src *sources) error {
 	positive("agent.session_timeout", c.Agent.SessionTimeout)
 	positive("agent.heartbeat_timeout", c.Agent.HeartbeatTimeout)
 	positive("gate.timeout", c.Gate.Timeout)
+	for _, list := range []struct {
+		key   string
+		globs []string
+	}{{"gate.env_allow", c.Gate.EnvAllow}, {"agent.env_allow", c.Agent.EnvAllow}} {
+		key := list.key
+		for _, g := range list.globs {
+			if _, err := path.Match(g, ""); err != nil || strings.TrimSpace(g) == "" {
+				bad(key, "%q is not a variable name glob: use names with * and ? wildcards, e.g. MY_SERVICE_*", g)
+			}
+		}
+	}
 	for _, p := range c.Gate.Protected {
 		if err := ladder.ValidatePattern(p); err != nil {
 			bad("gate.protected", "%q: use paths relative to the repository root, e.g. .horizon/ or tests/**/*.golden", p)
@@ -500,6 +523,8 @@ func (c *Config) validate(src *sources) error {
 	}
 	if c.Run.MaxAttempts < 1 {
 		bad("run.max_attempts", "%d: must be at least 1", c.Run.MaxAttempts)
+	} else if c.Run.MaxAttempts > MaxAttemptsLimit {
+		bad("run.max_attempts", "%d: at most %d; each attempt is a worker and an auditor session, and a goal that fails this often needs another plan, not more tries", c.Run.MaxAttempts, MaxAttemptsLimit)
 	}
 	if !c.Run.Autonomy.Valid() {
 		bad("run.autonomy", "%q: use full (never waits), semi (waits at a HIGH-ambiguity plan and between milestones) or supervised (also before each feature)", c.Run.Autonomy)

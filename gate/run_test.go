@@ -386,6 +386,27 @@ func TestScrubEnv(t *testing.T) {
 			want: []string{"PATH=/bin", "HOME=/root", "LANG=C.UTF-8"},
 		},
 		{
+			name: "secrets by shape: personal access tokens, auth, DSNs, URLs with a password",
+			env: []string{
+				"GH_PAT=ghp_1", "SLACK_WEBHOOK_AUTH=Bearer 2", "SENTRY_DSN=https://k@o.ingest.sentry.io/3", "APP_PASSWD=4",
+				"DATABASE_URL=postgres://app:hunter2@db:5432/app", "REDIS_URL=redis://:pw@localhost:6379/0",
+				"HTTPS_PROXY=http://user:p%40ss@proxy:3128", "PGPASSWORD=5", "MYSQL_PWD=6", "GOOGLE_CREDENTIALS=7",
+				"DEPLOY_PRIVATE_KEY=8", "UPSTREAM= ftp://anon:x@files.example/",
+				"SERVICE_URL=https://example.com/a:b@c", "GIT_REMOTE=ssh://git@github.com/o/r.git", "COMPAT=9",
+				"NOTE=see https://u:p@host/ in the wiki", "PWD=/repo", "OLDPWD=/", "AUTHOR=me",
+			},
+			want: []string{
+				"SERVICE_URL=https://example.com/a:b@c", "GIT_REMOTE=ssh://git@github.com/o/r.git", "COMPAT=9",
+				"NOTE=see https://u:p@host/ in the wiki", "PWD=/repo", "OLDPWD=/", "AUTHOR=me",
+			},
+		},
+		{
+			name:  "the allow list lets a secret by value through",
+			env:   []string{"DATABASE_URL=postgres://app:pw@db/app", "CACHE_URL=redis://:pw@c/0"},
+			allow: []string{"DATABASE_URL"},
+			want:  []string{"DATABASE_URL=postgres://app:pw@db/app"},
+		},
+		{
 			name: "names match regardless of case",
 			env:  []string{"openai_api_key=1", "Github_Token=2", "keep=3"},
 			want: []string{"keep=3"},

@@ -86,6 +86,16 @@ type SupervisorState struct {
 	// both.
 	DecomposeFailures int       `json:"decompose_failures,omitempty"`
 	DecomposeAfter    time.Time `json:"decompose_after,omitzero"`
+
+	// Ended is how the engine closed a supervisor that no longer runs
+	// ("cancelled", "terminated", "failed", "timed out", "completed");
+	// Status is then stopped, whatever the last state said. Set by the
+	// reader, never by the workflow.
+	Ended string `json:"ended,omitempty"`
+	// Retrying is a step the engine retries, with its last error (set by
+	// the reader from the engine's pending activities): a failure the
+	// workflow has not seen yet, shown so that nobody waits on it blind.
+	Retrying string `json:"retrying,omitempty"`
 }
 
 // SupervisorBlocker is a typed blocker of the supervisor itself: a branch

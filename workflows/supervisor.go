@@ -551,6 +551,12 @@ func (s *supervisor) decomposeAhead(ctx workflow.Context, ahead int) (int, error
 		s.st.RoadmapError = ""
 		return 0, nil
 	}
+	// Histories recorded before Problem existed never carry one, so they
+	// replay down the old path.
+	if text.Problem != "" {
+		s.st.RoadmapError = text.Problem
+		return 0, nil
+	}
 	rm, err := horizon.ParseRoadmap(s.st.Roadmap, text.Text)
 	if err != nil {
 		s.st.RoadmapError = err.Error()

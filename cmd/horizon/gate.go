@@ -63,7 +63,7 @@ func gateRun(ctx context.Context, o *gateOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := gate.Options{Dir: dir, Timeout: a.cfg.Gate.Timeout, AllowEnv: a.cfg.Gate.AllowEnv}
+	opts := gate.Options{Dir: dir, Timeout: a.cfg.Gate.Timeout, AllowEnv: a.cfg.Gate.EnvAllow}
 	if !o.json && !o.quiet {
 		fmt.Fprintf(a.errOut, "$ %s   (in %s)\n", g.Source, dir)
 		opts.OnOutput = func(line string) { fmt.Fprintln(a.errOut, line) }

@@ -50,7 +50,7 @@ compacted first and the next prompt carries a checkpoint: the unchanged goal,
 The loop works in a lane and leaves its change committed on branch
 horizon/loop-<id>. Results: satisfied, blocked, limit_reached, protocol_error,
 cancelled, failed. ` + "`horizon cancel ID`" + ` aborts the session.`,
-		Args: argsBetween(1, 1<<20),
+		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.prompt = strings.TrimSpace(strings.Join(args, " "))
 			if o.prompt == "" {

@@ -134,6 +134,9 @@ func TestUsageErrors(t *testing.T) {
 		{"negative number", []string{"set-ceiling", "run-1", "-5"}, []string{"-5 is read as a flag", "can be negative", `"--"`}},
 		{"negative number after --", []string{"set-ceiling", "run-1", "--", "-5"}, []string{`USD "-5"`}},
 		{"negative fraction", []string{"set-ceiling", "run-1", "-0.5"}, []string{"-0.5 is read as a flag"}},
+		{"a goal that starts with -", []string{"start", "-fix the parser"}, []string{"unknown shorthand flag", `goes after "--"`, "horizon start [flags] --"}},
+		{"at least, not up to a million", []string{"task", "run"}, []string{"takes at least 2 arguments"}},
+		{"absurd attempts", []string{"start", "--single", "--max-attempts", "99999999999", "goal"}, []string{"run.max_attempts", "at most 100"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -143,6 +143,12 @@ func (a *app) printSupervisor(ctx context.Context, c client.Client, id string, a
 	}
 	w := a.out
 	fmt.Fprintf(w, "supervisor %s\nrepo       %s (base %s, work lands on horizon/roadmap)\nstatus     %s · autonomy %s\n", s.ID, s.Repo, s.Base, s.Status, s.Autonomy)
+	if s.Ended != "" {
+		fmt.Fprintf(w, "ended      %s in the engine; `horizon supervisor start --repo %s` starts it again\n", s.Ended, s.Repo)
+	}
+	if s.Retrying != "" {
+		fmt.Fprintf(w, "retrying   %s\n", s.Retrying)
+	}
 	if s.Waiting != "" {
 		fmt.Fprintf(w, "waiting    since %s: %s\n", s.WaitingSince.Local().Format("2006-01-02 15:04"), s.Waiting)
 	}

@@ -59,7 +59,7 @@ func newTaskRunCmd(a *app, runF func(context.Context, *taskRunOptions) error) *c
 	cmd := &cobra.Command{
 		Use:   `run SPECIALIST [--repo DIR] [--background] "<prompt>"`,
 		Short: "Start a specialist on a prompt; follow its output unless --background (Ctrl-C detaches)",
-		Args:  argsBetween(2, 1<<20),
+		Args:  minArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.specialist = args[0]
 			o.prompt = strings.TrimSpace(strings.Join(args[1:], " "))

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/internal/engine"
@@ -42,7 +43,7 @@ commit) with its retries and heartbeats.`,
 	}
 }
 
-func uiRun(_ context.Context, o *uiOptions) error {
+func uiRun(ctx context.Context, o *uiOptions) error {
 	a := o.app
 	if !a.cfg.Embedded() {
 		return usagef("the engine is remote (%s): open its own Web UI", a.cfg.Temporal.Address)
@@ -50,8 +51,18 @@ func uiRun(_ context.Context, o *uiOptions) error {
 	if !a.cfg.UI.Enabled {
 		return usagef("the Web UI is disabled (ui.enabled=false)")
 	}
-	fmt.Fprintln(a.out, runLink(a.cfg, o.runID))
-	return nil
+	if o.runID == "" {
+		fmt.Fprintln(a.out, runLink(a.cfg, ""))
+		return nil
+	}
+	// A link to a run the engine does not have is a page of errors.
+	return a.withRun(ctx, "ui", o.runID, false, func(c client.Client, id string) error {
+		if _, err := c.DescribeWorkflowExecution(ctx, id, ""); err != nil {
+			return err
+		}
+		fmt.Fprintln(a.out, runLink(a.cfg, id))
+		return nil
+	})
 }
 
 // runURL is the Web UI page of run id (all runs for ""), without the

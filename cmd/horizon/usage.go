@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -20,6 +21,7 @@ import (
 func noArgs() cobra.PositionalArgs         { return argsBetween(0, 0) }
 func exactArgs(n int) cobra.PositionalArgs { return argsBetween(n, n) }
 func maxArgs(n int) cobra.PositionalArgs   { return argsBetween(0, n) }
+func minArgs(n int) cobra.PositionalArgs   { return argsBetween(n, math.MaxInt) }
 func argsBetween(lo, hi int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) >= lo && len(args) <= hi {
@@ -31,6 +33,8 @@ func argsBetween(lo, hi int) cobra.PositionalArgs {
 			want = "no arguments"
 		case lo == hi:
 			want = plural(lo, "argument")
+		case hi == math.MaxInt:
+			want = "at least " + plural(lo, "argument")
 		case lo == 0:
 			want = "at most " + plural(hi, "argument")
 		default:
@@ -68,6 +72,8 @@ func flagError(cmd *cobra.Command, err error) error {
 				return usagef("-%s is read as a flag: no amount or count %s takes can be negative (an argument that starts with \"-\" goes after \"--\")", s, cmd.CommandPath())
 			}
 		}
+		// A goal or a name that starts with "-" is read as flags too.
+		return usagef("%v; an argument that starts with \"-\" goes after \"--\" (%s [flags] -- \"-...\"), `%s --help` lists the flags", err, cmd.CommandPath(), cmd.CommandPath())
 	}
 	return usageError{err}
 }

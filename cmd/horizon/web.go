@@ -90,7 +90,7 @@ func webRun(ctx context.Context, o *webOptions) error {
 		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(a.cfg.Web.Port))
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
-			return &engine.PortInUseError{What: "horizon web", Addr: addr, Err: err}
+			return &engine.PortInUseError{What: "horizon web", Addr: addr, Err: err, Setting: "HORIZON_WEB_PORT"}
 		}
 		s := &web.Server{
 			Core: &webBackend{a: a, c: c}, Token: token, PublicReads: a.cfg.Web.PublicReads, Log: a.log,

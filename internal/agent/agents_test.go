@@ -99,13 +99,13 @@ func TestWriteAgentFilesIdempotent(t *testing.T) {
 
 func TestSeedConfigDeps(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, seedConfigDeps(dir))
+	require.NoError(t, SeedConfigDeps(dir))
 	require.DirExists(t, filepath.Join(dir, "node_modules"))
 	require.FileExists(t, filepath.Join(dir, "package-lock.json"))
 	// An existing package.json (a real install) is left alone.
 	other := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(other, "package.json"), []byte(`{"dependencies":{"x":"1"}}`), 0o644))
-	require.NoError(t, seedConfigDeps(other))
+	require.NoError(t, SeedConfigDeps(other))
 	require.NoFileExists(t, filepath.Join(other, "package-lock.json"))
 }
 

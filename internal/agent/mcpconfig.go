@@ -36,8 +36,14 @@ type MCPServer struct {
 // with none it writes a config that registers nothing, so a server
 // registered before is gone. horizon owns the file. OpenCode reads it when
 // it first serves a directory, so a change applies to new lanes.
+//
+// The file also turns OpenCode's snapshots off. OpenCode keeps a second git
+// store of every directory it serves and writes the whole tree to it at each
+// step, for its own undo. A lane is already a git worktree that horizon
+// owns, diffed and committed by horizon, so the snapshots only cost: in the
+// end-to-end suite they were about a quarter of OpenCode's CPU.
 func WriteMCPConfig(dir string, servers ...MCPServer) error {
-	cfg := map[string]any{"$schema": "https://opencode.ai/config.json"}
+	cfg := map[string]any{"$schema": "https://opencode.ai/config.json", "snapshot": false}
 	if len(servers) > 0 {
 		mcp := map[string]any{}
 		for _, s := range servers {

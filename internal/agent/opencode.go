@@ -54,6 +54,8 @@ type ServerOptions struct {
 	ConfigDir   string   // OPENCODE_CONFIG_DIR; horizon's agent files are written here
 	DBPath      string   // OPENCODE_DB: horizon's own session store, survives restarts
 	ExtraConfig string   // optional path → OPENCODE_CONFIG (providers, models)
+	Dir         string   // the server's working directory ("" → an empty temporary one, removed on Close)
+	EnvAllow    []string // globs of variables agents' commands may see despite gate.Secret (agent.env_allow)
 	Env         []string // base environment (nil: os.Environ())
 	LogPath     string   // opencode's stdout and stderr are appended here ("" → kept in memory for errors)
 	PIDFile     string   // "pid pgid" lines are appended here so a restarted daemon can reap orphans
@@ -92,6 +94,7 @@ type Server struct {
 	stopWait  time.Duration
 	closeOnce sync.Once
 	closeErr  error
+	tmpDir    string // the working directory made for it, removed on Close
 }
 
 const (
@@ -149,12 +152,12 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 		if err := WriteAgentFiles(o.ConfigDir); err != nil {
 			return nil, fmt.Errorf("start opencode: %w", err)
 		}
-		if err := seedConfigDeps(o.ConfigDir); err != nil {
+		if err := SeedConfigDeps(o.ConfigDir); err != nil {
 			return nil, fmt.Errorf("start opencode: %w", err)
 		}
 		// OpenCode keeps the provider keys; the commands it runs do not
 		// (shellenv.go).
-		if err := writeShellEnvPlugin(o.ConfigDir); err != nil {
+		if err := writeShellEnvPlugin(o.ConfigDir, o.EnvAllow); err != nil {
 			return nil, fmt.Errorf("start opencode: %w", err)
 		}
 	}
@@ -162,6 +165,22 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 		if err := os.MkdirAll(filepath.Dir(o.DBPath), 0o755); err != nil {
 			return nil, fmt.Errorf("start opencode: %w", err)
 		}
+	}
+	// OpenCode bootstraps a project for its working directory as soon as
+	// a request names no directory: it walks the tree, snapshots it with
+	// git and watches it. Inherited from the daemon, that directory is
+	// wherever the user stood (a home, a large checkout): a core stayed busy
+	// for as long as the server lived. Sessions always name their lane, so
+	// the server itself stands in an empty directory.
+	tmpDir := ""
+	if o.Dir == "" {
+		d, err := os.MkdirTemp("", "horizon-opencode-")
+		if err != nil {
+			return nil, fmt.Errorf("start opencode: %w", err)
+		}
+		o.Dir, tmpDir = d, d
+	} else if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("start opencode: %w", err)
 	}
 	if o.StartTimeout <= 0 {
 		o.StartTimeout = defaultStart
@@ -180,6 +199,7 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 		}
 		s, err := launch(ctx, bin, o, port)
 		if err == nil {
+			s.tmpDir = tmpDir
 			return s, nil
 		}
 		lastErr = err
@@ -187,6 +207,9 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 		if !errors.As(err, &ee) || !strings.Contains(ee.tail, "EADDRINUSE") {
 			break
 		}
+	}
+	if tmpDir != "" {
+		_ = os.RemoveAll(tmpDir)
 	}
 	return nil, lastErr
 }
@@ -217,6 +240,7 @@ func launch(ctx context.Context, bin string, o ServerOptions, port int) (*Server
 	// back into its API; the password is OPENCODE_SERVER_PASSWORD). Last,
 	// so it wins over an inherited value.
 	cmd.Env = append(serverEnv(o, password), EnvServerURL+"="+s.url)
+	cmd.Dir = o.Dir
 	if o.LogPath != "" {
 		if err := os.MkdirAll(filepath.Dir(o.LogPath), 0o755); err != nil {
 			return nil, fmt.Errorf("start opencode: %w", err)
@@ -333,7 +357,7 @@ func serverEnv(o ServerOptions, password string) []string {
 	return env
 }
 
-// seedConfigDeps keeps OpenCode from running `npm install` in the config
+// SeedConfigDeps keeps OpenCode from running `npm install` in the config
 // dir. On start, OpenCode 1.18.33 installs @opencode-ai/plugin into every
 // config directory (for user plugins and tools written in TypeScript) in the
 // background, unless node_modules exists and package-lock.json already lists
@@ -348,7 +372,7 @@ func serverEnv(o ServerOptions, password string) []string {
 // start for half a minute or more, past the start timeout. horizon's plugin
 // imports nothing, so a package manifest standing for the installed
 // package is enough.
-func seedConfigDeps(dir string) error {
+func SeedConfigDeps(dir string) error {
 	const version = "1.18.33"
 	stub := filepath.Join(dir, "node_modules", "@opencode-ai", "plugin")
 	if _, err := os.Stat(stub); err != nil {
@@ -401,6 +425,9 @@ func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		defer s.closeLog()
 		defer s.forgetPID()
+		if s.tmpDir != "" {
+			defer os.RemoveAll(s.tmpDir)
+		}
 		// Idle keep-alive connections would hold up opencode's graceful stop.
 		s.client.CloseIdleConnections()
 		s.stream.CloseIdleConnections()

@@ -79,7 +79,7 @@ func newHarness(t *testing.T, script string) *ocHarness {
 	// OpenCode also npm-installs its plugin package into the user's global
 	// config dir in the background (and then ignores SIGTERM until that
 	// ends); seed the scratch one as horizon seeds its own config dir.
-	require.NoError(t, seedConfigDeps(filepath.Join(home, ".config", "opencode")))
+	require.NoError(t, SeedConfigDeps(filepath.Join(home, ".config", "opencode")))
 	h := &ocHarness{
 		t: t, bin: bin, fake: fake,
 		env:     append(os.Environ(), fakemodel.OpenCodeEnv(home, "")...),
@@ -506,7 +506,7 @@ func TestServerDiesWithDaemon(t *testing.T) {
 	bin := openCodeBin(t)
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
-	require.NoError(t, seedConfigDeps(filepath.Join(home, ".config", "opencode")))
+	require.NoError(t, SeedConfigDeps(filepath.Join(home, ".config", "opencode")))
 	cmd := exec.Command(os.Args[0], "-test.run=^TestDaemonHelper$", "-test.count=1")
 	cmd.Env = append(os.Environ(), fakemodel.OpenCodeEnv(home, "")...)
 	cmd.Env = append(cmd.Env, "HORIZON_AGENT_DAEMON_HELPER="+dir, "HORIZON_OPENCODE_BIN="+bin)

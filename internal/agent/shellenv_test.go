@@ -4,13 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
+	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/horizon/horizon/gate"
 	"github.com/horizon/horizon/internal/fakemodel"
 )
 
@@ -79,10 +83,72 @@ func useEnvKey(t *testing.T, path, name string) {
 
 func TestShellEnvPluginSource(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, writeShellEnvPlugin(dir))
+	require.NoError(t, writeShellEnvPlugin(dir, nil))
 	src, err := os.ReadFile(filepath.Join(dir, ShellEnvPlugin))
 	require.NoError(t, err)
 	for _, want := range []string{`/^.*_API_KEY$/i`, `/^AWS_.*$/i`, `/^GITHUB_TOKEN$/i`, `/^OPENCODE_SERVER_PASSWORD$/i`, `"shell.env"`, "= undefined"} {
 		require.True(t, strings.Contains(string(src), want), "plugin lacks %s:\n%s", want, src)
 	}
+}
+
+// The plugin, run by node the way OpenCode loads it, hides exactly the
+// variables gate.Secret calls secrets, by name and by value, and lets the
+// agent.env_allow globs through: one rule for the gate and the agents.
+func TestShellEnvPluginAgreesWithTheGate(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("node is not on PATH; it comes with the npm that installs opencode")
+		}
+		t.Skip("node is not on PATH")
+	}
+	allow := []string{"MY_*", "KEEP_DATABASE_UR?"}
+	vars := map[string]string{
+		"OPENAI_API_KEY": "sk-1", "GH_PAT": "ghp_2", "SLACK_WEBHOOK_AUTH": "Bearer 3", "SENTRY_DSN": "https://k@sentry/4",
+		"DATABASE_URL": "postgres://app:hunter2@db:5432/app", "REDIS_URL": "redis://:pw@cache:6379/0",
+		"KEEP_DATABASE_URL": "postgres://app:pw@db/app", "MY_TOKEN": "allowed", "horizon_home": "/h",
+		"GIT_REMOTE": "ssh://git@github.com/o/r.git", "SERVICE_URL": "https://example.com/a:b@c", "COMPAT": "x",
+		"PGPASSWORD": "pw", "NOTE": "see https://u:p@host/ in the wiki", "PLAIN": "kept",
+	}
+	dir := t.TempDir()
+	require.NoError(t, writeShellEnvPlugin(dir, allow))
+	src, err := os.ReadFile(filepath.Join(dir, ShellEnvPlugin))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "plugin.mjs"), src, 0o600))
+	// A variable another plugin put in output.env is judged too.
+	script := `import { HorizonShellEnv } from "./plugin.mjs";
+const hooks = await HorizonShellEnv();
+const output = { env: { FROM_OTHER_PLUGIN: "mysql://root:pw@db/x", OTHER_PLAIN: "y" } };
+await hooks["shell.env"]({}, output);
+console.log(JSON.stringify(Object.keys(output.env).filter((k) => output.env[k] === undefined).sort()));
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "run.mjs"), []byte(script), 0o600))
+	cmd := exec.Command(node, "run.mjs")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	for k, v := range vars {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	var hidden []string
+	require.NoError(t, json.Unmarshal(out, &hidden), "%s", out)
+
+	vars["FROM_OTHER_PLUGIN"], vars["OTHER_PLAIN"] = "mysql://root:pw@db/x", "y"
+	want := []string{}
+	for k, v := range vars {
+		allowed := false
+		for _, g := range allow {
+			if ok, _ := path.Match(g, k); ok {
+				allowed = true
+			}
+		}
+		if gate.Secret(k, v) && !allowed {
+			want = append(want, k)
+		}
+	}
+	sort.Strings(want)
+	require.Equal(t, want, hidden)
+	require.Contains(t, hidden, "DATABASE_URL", "a URL with a password is hidden whatever its name")
+	require.NotContains(t, hidden, "KEEP_DATABASE_URL", "agent.env_allow lets it through")
 }

@@ -12,6 +12,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
+	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
@@ -166,16 +167,61 @@ func (s Supervisors) ensureSchedules(ctx context.Context, supervisor string, sc 
 
 // Supervisor reads a supervisor's state; one that does not run is
 // *SupervisorNotFoundError.
+//
+// The state is the workflow's own, corrected by what the engine knows and
+// the workflow cannot say: that it was closed from outside (cancelled,
+// terminated), and which of its steps the engine is retrying, with the
+// last error.
 func (s Supervisors) Supervisor(ctx context.Context, id string) (*horizon.SupervisorState, error) {
-	var st horizon.SupervisorState
-	if err := query(ctx, s.Client, id, &st); err != nil {
+	desc, err := s.Client.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil {
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {
 			return nil, &SupervisorNotFoundError{ID: id}
 		}
 		return nil, fmt.Errorf("read supervisor %s: %w", id, err)
 	}
+	var st horizon.SupervisorState
+	if err := query(ctx, s.Client, id, &st); err != nil {
+		return nil, fmt.Errorf("read supervisor %s: %w", id, err)
+	}
+	// A supervisor that stopped itself (supervisor stop) says so; one
+	// closed from outside still reads as it last was.
+	if status := desc.GetWorkflowExecutionInfo().GetStatus(); status != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING && st.Status != horizon.SupervisorStopped {
+		st.Status = horizon.SupervisorStopped
+		st.Ended = closedStatus(status)
+	}
+	st.Retrying = retrying(desc.GetPendingActivities())
 	return &st, nil
+}
+
+// closedStatus is a closed workflow's status in words.
+func closedStatus(s enumspb.WorkflowExecutionStatus) string {
+	switch s {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED:
+		return "cancelled"
+	case enumspb.WORKFLOW_EXECUTION_STATUS_TERMINATED:
+		return "terminated"
+	case enumspb.WORKFLOW_EXECUTION_STATUS_FAILED:
+		return "failed"
+	case enumspb.WORKFLOW_EXECUTION_STATUS_TIMED_OUT:
+		return "timed out"
+	case enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
+		return "continued as new"
+	}
+	return "completed"
+}
+
+// retrying describes the first pending activity the engine is retrying
+// after a failure ("" when none is).
+func retrying(pending []*workflowpb.PendingActivityInfo) string {
+	for _, pa := range pending {
+		if pa.GetAttempt() < 2 || pa.GetLastFailure() == nil {
+			continue
+		}
+		return fmt.Sprintf("%s, attempt %d: %s", pa.GetActivityType().GetName(), pa.GetAttempt(), pa.GetLastFailure().GetMessage())
+	}
+	return ""
 }
 
 // Pause holds the supervisor: it starts nothing new.

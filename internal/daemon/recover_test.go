@@ -59,6 +59,24 @@ func TestProcessAlive(t *testing.T) {
 	require.False(t, processAlive(cmd.ProcessState.Pid()), "an exited, reaped process")
 }
 
+// startTestEngine starts an embedded engine for the test and returns a
+// client of it; both stop with the test.
+func startTestEngine(t *testing.T) client.Client {
+	t.Helper()
+	dir := t.TempDir()
+	emb, err := engine.StartEmbedded(engine.Options{DBPath: filepath.Join(dir, "temporal.db"), Port: testPort(t),
+		Namespace: "default", Retention: 24 * time.Hour, Logger: zerolog.Nop()})
+	require.NoError(t, err)
+	t.Cleanup(emb.Stop)
+	tok, err := engine.ReadToken(emb.TokenPath())
+	require.NoError(t, err)
+	c, err := client.Dial(client.Options{HostPort: emb.FrontendAddress(), Credentials: client.NewAPIKeyStaticCredentials(tok),
+		ConnectionOptions: client.ConnectionOptions{TLSDisabled: true}, Logger: quietLog{}})
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	return c
+}
+
 // held is a test workflow: it runs n activities on the queue "acts" at
 // once, each trusted for ten minutes of silence, so that only a hand-back
 // retries one within the test's time.
@@ -88,18 +106,7 @@ func TestHandBackOrphanedActivities(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal server")
 	}
-	dir := t.TempDir()
-	emb, err := engine.StartEmbedded(engine.Options{DBPath: filepath.Join(dir, "temporal.db"), Port: testPort(t),
-		Namespace: "default", Retention: 24 * time.Hour, Logger: zerolog.Nop()})
-	require.NoError(t, err)
-	t.Cleanup(emb.Stop)
-	tok, err := engine.ReadToken(emb.TokenPath())
-	require.NoError(t, err)
-	c, err := client.Dial(client.Options{HostPort: emb.FrontendAddress(), Credentials: client.NewAPIKeyStaticCredentials(tok),
-		ConnectionOptions: client.ConnectionOptions{TLSDisabled: true}, Logger: quietLog{}})
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
-
+	c := startTestEngine(t)
 	w := worker.New(c, "wf", worker.Options{})
 	// Types the daemon once did not look at: a planned run's feature and
 	// the nightly decomposition.

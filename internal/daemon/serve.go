@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/horizon/horizon/activities"
@@ -229,7 +230,7 @@ func newActivities(cfg *config.Config, c client.Client, sessions *lazySessions, 
 	}
 	return &activities.Activities{
 		Notifier: notifier, NotifyTimeout: notifyTimeout, OutageAfter: cfg.Notify.OutageAfter,
-		Home: cfg.DataDir(), Sessions: sessions, GateAllowEnv: cfg.Gate.AllowEnv, AstGrepBin: cfg.Agent.AstGrepBin, Logger: log,
+		Home: cfg.DataDir(), Sessions: sessions, GateAllowEnv: cfg.Gate.EnvAllow, AstGrepBin: cfg.Agent.AstGrepBin, Logger: log,
 		Reader:   reader.Config{BaseURL: cfg.Reader.BaseURL, Model: cfg.Reader.Model, APIKey: cfg.Reader.APIKey},
 		Engine:   core.Reader{Client: c, Namespace: cfg.Temporal.Namespace},
 		Signals:  c,
@@ -247,6 +248,7 @@ func startWorkers(c client.Client, cfg *config.Config, acts *activities.Activiti
 		// A handful at a time keeps a laptop usable.
 		MaxConcurrentActivityExecutionSize: 8,
 		MaxHeartbeatThrottleInterval:       activities.HeartbeatThrottle,
+		Interceptors:                       []interceptor.WorkerInterceptor{activities.PayloadGuard()},
 	})
 	workflows.Register(w)
 	w.RegisterActivityWithOptions(acts, activity.RegisterOptions{})
@@ -263,6 +265,7 @@ func startWorkers(c client.Client, cfg *config.Config, acts *activities.Activiti
 		MaxConcurrentActivityExecutionSize: 1,
 		MaxHeartbeatThrottleInterval:       activities.HeartbeatThrottle,
 		DisableWorkflowWorker:              true,
+		Interceptors:                       []interceptor.WorkerInterceptor{activities.PayloadGuard()},
 	})
 	pw.RegisterActivityWithOptions(acts, activity.RegisterOptions{})
 	if err := pw.Start(); err != nil {
@@ -340,6 +343,8 @@ func (l *lazySessions) server(ctx context.Context) (*agent.Server, error) {
 		Bin:         bin,
 		ConfigDir:   confDir,
 		DBPath:      filepath.Join(l.paths.OpenCode(), "opencode.db"),
+		Dir:         filepath.Join(l.paths.OpenCode(), "cwd"),
+		EnvAllow:    l.cfg.Agent.EnvAllow,
 		ExtraConfig: l.cfg.Agent.OpenCodeConfig,
 		LogPath:     l.paths.OpenCodeLog(),
 		PIDFile:     l.paths.AgentPIDs(),

@@ -59,11 +59,7 @@ func newCluster(t *testing.T, script *fakemodel.Script, workers int) *cluster {
 	lb, err := filepath.Abs(filepath.Join("testdata", "leaderboard-tiers.json"))
 	require.NoError(t, err)
 	w.env = append(w.env, "HORIZON_MODELS_FILE="+lb, "HORIZON_LOG_LEVEL=info")
-	for _, e := range w.env {
-		if home, ok := strings.CutPrefix(e, "HOME="); ok {
-			require.NoError(t, fakemodel.WriteOpenCodeConfig(filepath.Join(home, ".config", "opencode", "opencode.json"), w.model.URL(), "fake-local", "fake-cloud"))
-		}
-	}
+	w.configureModels("fake-local", "fake-cloud")
 	c.startEngine(t)
 	for i := 0; i < workers; i++ {
 		home := filepath.Join(base, fmt.Sprintf("worker-%d", i))

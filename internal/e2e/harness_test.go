@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/agent"
 	"github.com/horizon/horizon/internal/fakemodel"
 )
 
@@ -135,7 +136,6 @@ func newWorld(t *testing.T, script *fakemodel.Script) *world {
 	t.Cleanup(func() { w.model.Close() })
 
 	userHome := filepath.Join(base, "user")
-	require.NoError(t, fakemodel.WriteOpenCodeConfig(filepath.Join(userHome, ".config", "opencode", "opencode.json"), w.model.URL()))
 	w.env = append(os.Environ(),
 		"HOME="+userHome,
 		"XDG_CONFIG_HOME="+filepath.Join(userHome, ".config"),
@@ -155,6 +155,7 @@ func newWorld(t *testing.T, script *fakemodel.Script) *world {
 		// of a repeated variable, so the later entry wins).
 		"HORIZON_RUN_PLANNED=false",
 	)
+	w.configureModels()
 	t.Cleanup(func() {
 		// Stop the daemon the test started, even when the test failed.
 		out, code := w.run(context.Background(), "stop", "--timeout", "30s")
@@ -166,6 +167,30 @@ func newWorld(t *testing.T, script *fakemodel.Script) *world {
 		}
 	})
 	return w
+}
+
+// configureModels writes the user's OpenCode config: the scripted model as
+// provider "fake" with the given models (fakemodel's default when none).
+// The config dir is seeded as installed: OpenCode otherwise installs
+// @opencode-ai/plugin into it with bun on every start of a fresh home, a
+// 64 MB download that kept a core busy for many seconds in every test.
+func (w *world) configureModels(models ...string) {
+	w.t.Helper()
+	dir := filepath.Join(w.userHome(), ".config", "opencode")
+	require.NoError(w.t, fakemodel.WriteOpenCodeConfig(filepath.Join(dir, "opencode.json"), w.model.URL(), models...))
+	require.NoError(w.t, agent.SeedConfigDeps(dir))
+}
+
+// userHome is the world's HOME, the last one set in w.env.
+func (w *world) userHome() string {
+	home := ""
+	for _, e := range w.env {
+		if h, ok := strings.CutPrefix(e, "HOME="); ok {
+			home = h
+		}
+	}
+	require.NotEmpty(w.t, home, "the world has no HOME")
+	return home
 }
 
 func (w *world) dumpLogs() {
@@ -245,7 +270,9 @@ func (w *world) waitStatus(id string, timeout time.Duration, ok func(horizon.Run
 				return cur
 			}
 		}
-		time.Sleep(300 * time.Millisecond)
+		// Each reading is a horizon process: most of its CPU is the
+		// start of a large binary, and three tests wait at once.
+		time.Sleep(time.Second)
 	}
 	w.t.Fatalf("run %s: condition not met within %s; last state: %+v", id, timeout, last)
 	return last

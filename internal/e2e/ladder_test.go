@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -23,13 +22,7 @@ func tieredWorld(t *testing.T, script *fakemodel.Script) *world {
 	lb, err := filepath.Abs(filepath.Join("testdata", "leaderboard-tiers.json"))
 	require.NoError(t, err)
 	w.env = append(w.env, "HORIZON_MODELS_FILE="+lb)
-	home := ""
-	for _, e := range w.env {
-		if strings.HasPrefix(e, "HOME=") {
-			home = strings.TrimPrefix(e, "HOME=")
-		}
-	}
-	require.NoError(t, fakemodel.WriteOpenCodeConfig(filepath.Join(home, ".config", "opencode", "opencode.json"), w.model.URL(), "fake-local", "fake-cloud"))
+	w.configureModels("fake-local", "fake-cloud")
 	return w
 }
 

@@ -180,7 +180,7 @@ func TestLoop(t *testing.T) {
 		require.Eventually(t, func() bool {
 			out, code := w.stdout("status", res.Loop, "--json")
 			return code == 0 && json.Unmarshal([]byte(out), &end) == nil && end.Status != "running"
-		}, 3*time.Minute, 500*time.Millisecond)
+		}, 3*time.Minute, time.Second)
 		require.Equal(t, "satisfied", end.Status, end.Error)
 		require.Equal(t, 2, end.Activations)
 		prompts := 0

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/fakemodel"
 )
 
 // Without --model each role gets the best-ranked reachable model of the
@@ -23,13 +22,7 @@ func TestRolesFromLeaderboard(t *testing.T) {
 	lb, err := filepath.Abs(filepath.Join("testdata", "leaderboard.json"))
 	require.NoError(t, err)
 	w.env = append(w.env, "HORIZON_MODELS_FILE="+lb)
-	home := ""
-	for _, e := range w.env {
-		if len(e) > 5 && e[:5] == "HOME=" {
-			home = e[5:]
-		}
-	}
-	require.NoError(t, fakemodel.WriteOpenCodeConfig(filepath.Join(home, ".config", "opencode", "opencode.json"), w.model.URL(), "fake-coder", "fake-reviewer"))
+	w.configureModels("fake-coder", "fake-reviewer")
 	repo, _ := fixture(t)
 
 	out, code := w.stdout("models", "--repo", repo, "--json")

@@ -218,4 +218,9 @@ func requireNoListenerAnswersStrangers(t *testing.T, w *world) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode, "the owner's link opens the UI: %s", body)
 	require.NotContains(t, resp.Request.URL.String(), "token=", "the token leaves the address bar")
+
+	out, code := w.run(ctx, "ui", "run-nope")
+	require.Equal(t, 2, code, "a link to a run the engine does not have is bad input: %s", out)
+	require.Contains(t, out, `no run "run-nope"`)
+	require.NotContains(t, out, "http")
 }

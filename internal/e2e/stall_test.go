@@ -79,7 +79,7 @@ func TestSupervisorStalledItemBacksOffAndBlocks(t *testing.T) {
 	var text string
 	for time.Now().Before(deadline) && !strings.Contains(text, "stalled: next attempt at") {
 		text, _ = w.stdout("status", run)
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(time.Second)
 	}
 	require.Contains(t, text, "stalled: next attempt at", "horizon status while the feature backs off")
 

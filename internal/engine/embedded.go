@@ -98,10 +98,17 @@ type PortInUseError struct {
 	What string
 	Addr string
 	Err  error
+	// Setting is the variable that chooses this port (HORIZON_WEB_PORT);
+	// "" names the engine's two.
+	Setting string
 }
 
 func (e *PortInUseError) Error() string {
-	return fmt.Sprintf("%s address %s is in use (%v); stop what holds it or choose another port (HORIZON_TEMPORAL_PORT, HORIZON_UI_PORT)", e.What, e.Addr, e.Err)
+	setting := e.Setting
+	if setting == "" {
+		setting = "HORIZON_TEMPORAL_PORT, HORIZON_UI_PORT"
+	}
+	return fmt.Sprintf("%s address %s is in use (%v); stop what holds it or choose another port (%s)", e.What, e.Addr, e.Err, setting)
 }
 
 func (e *PortInUseError) Unwrap() error { return e.Err }
@@ -118,11 +125,11 @@ func StartEmbedded(o Options) (*Embedded, error) {
 	if o.ListenIP == "" {
 		o.ListenIP = loopbackIP
 	}
-	if err := checkFree("engine frontend", o.ListenIP, o.Port); err != nil {
+	if err := checkFree("engine frontend", "HORIZON_TEMPORAL_PORT", o.ListenIP, o.Port); err != nil {
 		return nil, err
 	}
 	if o.UIPort != 0 {
-		if err := checkFree("Web UI", o.ListenIP, o.UIPort); err != nil {
+		if err := checkFree("Web UI", "HORIZON_UI_PORT", o.ListenIP, o.UIPort); err != nil {
 			return nil, err
 		}
 	}
@@ -243,11 +250,11 @@ func (e *Embedded) Stop() {
 	})
 }
 
-func checkFree(what, ip string, port int) error {
+func checkFree(what, setting, ip string, port int) error {
 	addr := net.JoinHostPort(ip, strconv.Itoa(port))
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return &PortInUseError{What: what, Addr: addr, Err: err}
+		return &PortInUseError{What: what, Addr: addr, Err: err, Setting: setting}
 	}
 	return l.Close()
 }

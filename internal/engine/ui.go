@@ -83,7 +83,7 @@ func newUIServer(o uiOptions) (*uiServer, error) {
 	ln, err := net.Listen("tcp", net.JoinHostPort(o.listenIP, fmt.Sprint(o.port)))
 	if err != nil {
 		provider.Close()
-		return nil, &PortInUseError{What: "Web UI", Addr: net.JoinHostPort(o.listenIP, fmt.Sprint(o.port)), Err: err}
+		return nil, &PortInUseError{What: "Web UI", Addr: net.JoinHostPort(o.listenIP, fmt.Sprint(o.port)), Err: err, Setting: "HORIZON_UI_PORT"}
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

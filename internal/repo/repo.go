@@ -56,6 +56,9 @@ func Inspect(dir string) (Info, error) {
 	}
 	root, err := run(abs, "rev-parse", "--show-toplevel")
 	if err != nil {
+		if bare, berr := run(abs, "rev-parse", "--is-bare-repository"); berr == nil && bare == "true" {
+			return Info{}, fmt.Errorf("repo %s is a bare repository, with no work tree for lanes and the gate: %w (clone it, `git clone %s work`, and pass the clone)", abs, ErrNotGit, abs)
+		}
 		return Info{}, fmt.Errorf("repo %s: %w (run `git init` and commit, or pass --repo)", abs, ErrNotGit)
 	}
 	info := Info{Root: root}

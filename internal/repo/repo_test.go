@@ -30,6 +30,22 @@ func gitInit(t *testing.T, dir string, commit bool) {
 }
 
 func TestInspect(t *testing.T) {
+	t.Run("bare", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "bare.git")
+		out, err := exec.Command("git", "init", "-q", "--bare", dir).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		_, err = Inspect(dir)
+		require.ErrorIs(t, err, ErrNotGit)
+		require.Contains(t, err.Error(), "is a bare repository")
+		require.Contains(t, err.Error(), "git clone")
+	})
+	t.Run("a file", func(t *testing.T) {
+		f := filepath.Join(t.TempDir(), "file")
+		require.NoError(t, os.WriteFile(f, nil, 0o600))
+		_, err := Inspect(f)
+		require.ErrorIs(t, err, ErrNotGit)
+		require.Contains(t, err.Error(), "not a directory")
+	})
 	t.Run("not git", func(t *testing.T) {
 		_, err := Inspect(t.TempDir())
 		require.ErrorIs(t, err, ErrNotGit)

@@ -1,0 +1,50 @@
+package core
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	failurepb "go.temporal.io/api/failure/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
+)
+
+func TestClosedStatus(t *testing.T) {
+	for s, want := range map[enumspb.WorkflowExecutionStatus]string{
+		enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED:   "cancelled",
+		enumspb.WORKFLOW_EXECUTION_STATUS_TERMINATED: "terminated",
+		enumspb.WORKFLOW_EXECUTION_STATUS_FAILED:     "failed",
+		enumspb.WORKFLOW_EXECUTION_STATUS_TIMED_OUT:  "timed out",
+		enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:  "completed",
+	} {
+		require.Equal(t, want, closedStatus(s), s.String())
+	}
+}
+
+func TestRetrying(t *testing.T) {
+	pending := func(name string, attempt int32, msg string) *workflowpb.PendingActivityInfo {
+		pa := &workflowpb.PendingActivityInfo{ActivityType: &commonpb.ActivityType{Name: name}, Attempt: attempt}
+		if msg != "" {
+			pa.LastFailure = &failurepb.Failure{Message: msg}
+		}
+		return pa
+	}
+	tests := []struct {
+		name    string
+		pending []*workflowpb.PendingActivityInfo
+		want    string
+	}{
+		{"nothing pending", nil, ""},
+		{"a first attempt", []*workflowpb.PendingActivityInfo{pending("ReadRoadmap", 1, "")}, ""},
+		{"a retry without a failure", []*workflowpb.PendingActivityInfo{pending("ReadRoadmap", 2, "")}, ""},
+		{"the first retried step", []*workflowpb.PendingActivityInfo{
+			pending("SyncRoadmap", 1, ""), pending("ReadRoadmap", 7, "git: index.lock exists"), pending("Other", 3, "x"),
+		}, "ReadRoadmap, attempt 7: git: index.lock exists"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, retrying(tt.pending))
+		})
+	}
+}
