@@ -2,11 +2,11 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/horizon/horizon/horizon"
 )
@@ -31,12 +31,19 @@ func (a *Activities) CommitFeature(ctx context.Context, in CommitInput) (_ Commi
 	}
 
 	laneCommit, err := a.laneCommit(ctx, in, trailer)
+	tip, terr := git(ctx, in.Repo, "rev-parse", "refs/heads/"+branch)
+	if errors.Is(err, errNothingToCommit) && terr == nil {
+		// The gate passed and the auditor accepted a lane with no change:
+		// the work was on the branch already (a roadmap item done by an
+		// earlier run). That is a done feature, not a failed one.
+		out.Commit, out.AlreadyDone = tip, true
+		return out, nil
+	}
 	if err != nil {
 		return out, err
 	}
-	tip, err := git(ctx, in.Repo, "rev-parse", "refs/heads/"+branch)
-	if err != nil {
-		return out, fmt.Errorf("commit feature: %w", err)
+	if terr != nil {
+		return out, fmt.Errorf("commit feature: %w", terr)
 	}
 	parent, err := git(ctx, in.Lane, "rev-parse", laneCommit+"^")
 	if err != nil {
@@ -61,6 +68,9 @@ func (a *Activities) CommitFeature(ctx context.Context, in CommitInput) (_ Commi
 	return out, nil
 }
 
+// errNothingToCommit is an accepted lane without a change.
+var errNothingToCommit = errors.New("the accepted attempt changed no files; nothing to commit")
+
 // laneCommit commits the lane's work tree on the lane branch (or finds the
 // commit an earlier try made).
 func (a *Activities) laneCommit(ctx context.Context, in CommitInput, trailer string) (string, error) {
@@ -76,8 +86,7 @@ func (a *Activities) laneCommit(ctx context.Context, in CommitInput, trailer str
 		return "", fmt.Errorf("commit feature: stage: %w", err)
 	}
 	if gitOK(ctx, in.Lane, "diff", "--cached", "--quiet") {
-		return "", temporal.NewNonRetryableApplicationError(
-			"the accepted attempt changed no files; nothing to commit", ErrTypeNoChanges, nil)
+		return "", errNothingToCommit
 	}
 	msg := fmt.Sprintf("%s\n\nHorizon-Run: %s\n%s\nHorizon-Attempt: %d\n", strings.TrimSpace(in.Message), in.RunID, trailer, in.Attempt)
 	if _, err := git(ctx, in.Lane, "commit", "--no-verify", "-q", "-m", msg); err != nil {

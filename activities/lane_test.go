@@ -245,3 +245,26 @@ func TestHasTrailer(t *testing.T) {
 		require.Equal(t, tt.want, hasTrailer(tt.msg, "Horizon-Feature: r1/f1"), tt.msg)
 	}
 }
+
+// An accepted lane with no change is a feature already done: the branch's
+// tip is cited, nothing is committed, and the next feature lands normally.
+func TestCommitFeatureAlreadyDone(t *testing.T) {
+	h := newGitHarness(t)
+	lane := h.prepareLane(h.laneInput("f1", true))
+	_, err := h.prepareIntegration()
+	require.NoError(t, err)
+	before := h.tip()
+	v, err := h.env.ExecuteActivity(h.a.CommitFeature, CommitInput{
+		RunID: testRun, Feature: "f1", Attempt: 1, Repo: h.repo, Lane: lane.Path, BaseCommit: lane.Base, Message: "nothing",
+	})
+	require.NoError(t, err)
+	var out CommitOutput
+	require.NoError(t, v.Get(&out))
+	require.True(t, out.AlreadyDone)
+	require.Equal(t, before, out.Commit)
+	require.Empty(t, out.Files)
+	require.Equal(t, before, h.tip(), "nothing landed")
+
+	tip := h.land("f2", h.prepareLane(h.laneInput("f2", true)), "two.txt", "2\n")
+	require.NotEqual(t, before, tip)
+}

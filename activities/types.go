@@ -234,4 +234,7 @@ type CommitOutput struct {
 	Commit string
 	Branch string
 	Files  []string
+	// AlreadyDone: the accepted lane changed no file, the change was on
+	// the branch already; Commit is the branch's tip and Files is empty.
+	AlreadyDone bool
 }

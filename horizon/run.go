@@ -184,6 +184,19 @@ type Attempt struct {
 	// Asked are the questions the worker asked and the tool calls its
 	// permissions denied (NewAsks bounds them); AskBlocker reads them.
 	Asked []Ask `json:"asked,omitempty"`
+	// AlreadyDone marks an accepted attempt that changed no file: what it
+	// was asked for was already on the branch, as its gate receipt and
+	// audit show, so the feature is done with no commit of its own.
+	AlreadyDone bool `json:"already_done,omitempty"`
+}
+
+// OutcomeCell is the attempt's outcome, with "already done" for an
+// accepted attempt that had nothing to commit.
+func (a Attempt) OutcomeCell() string {
+	if a.AlreadyDone {
+		return string(a.Outcome) + " (already done)"
+	}
+	return string(a.Outcome)
 }
 
 // RunState is the whole observable state of a run, returned by the status
@@ -350,7 +363,7 @@ func (s *RunState) Markdown() string {
 			sig = append(sig, t.Kind)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %d | $%.4f |\n",
-			n, dash(a.Tier), dash(a.Model), a.reportCell(), a.gateCell(), a.auditCell(), a.Outcome, dash(strings.Join(sig, ", ")), a.Usage.Tokens(), a.Usage.Cost)
+			n, dash(a.Tier), dash(a.Model), a.reportCell(), a.gateCell(), a.auditCell(), a.OutcomeCell(), dash(strings.Join(sig, ", ")), a.Usage.Tokens(), a.Usage.Cost)
 	}
 	for _, l := range GateTrustLines(s.Attempts) {
 		fmt.Fprintf(&b, "\n%s\n", viewCell(l))

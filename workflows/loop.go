@@ -369,6 +369,7 @@ func (l *loop) commit(ctx workflow.Context, n int) error {
 		return err
 	}
 	st.Current().Outcome = horizon.OutcomeAccepted
+	st.Current().AlreadyDone = commit.AlreadyDone
 	st.Commit = commit.Commit
 	return nil
 }

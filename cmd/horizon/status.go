@@ -163,7 +163,7 @@ func printState(w io.Writer, s *horizon.RunState, live bool) {
 		for _, tr := range at.Triggers {
 			sig = append(sig, tr.Kind)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t$%.4f\n", n, orDash(at.Tier), orDash(at.Model), worker, gate, audit, at.Outcome, orDash(strings.Join(sig, ",")), at.Usage.Tokens(), at.Usage.Cost)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t$%.4f\n", n, orDash(at.Tier), orDash(at.Model), worker, gate, audit, at.OutcomeCell(), orDash(strings.Join(sig, ",")), at.Usage.Tokens(), at.Usage.Cost)
 	}
 	_ = tw.Flush()
 	for _, at := range s.Attempts {
