@@ -108,8 +108,13 @@ func (a *Activities) reportRepos(ctx context.Context, runs []horizon.RunState, s
 	for _, s := range sups {
 		i := index(s.Repo)
 		repos[i].Records, repos[i].Queue = s.Items, s.Queue
+		repos[i].Approvals = s.AwaitingApproval()
 		text, err := a.ReadRoadmap(ctx, RoadmapInput{Repo: s.Repo, Base: s.Base, Path: s.Roadmap})
 		if err != nil || !text.Found {
+			continue
+		}
+		if text.Problem != "" {
+			repos[i].RoadmapError = text.Problem
 			continue
 		}
 		rm, err := horizon.ParseRoadmap(s.Roadmap, text.Text)

@@ -46,6 +46,9 @@ type RepoInput struct {
 	RoadmapError string      `json:"roadmap_error,omitempty"`
 	Records      ItemRecords `json:"records,omitempty"`
 	Queue        Queue       `json:"queue"`
+	// Approvals are the queued plans the supervisor holds for a person's
+	// approval (SupervisorState.AwaitingApproval).
+	Approvals []QueueEntry `json:"approvals,omitempty"`
 }
 
 // DailyReport is the daily pass's report; it is also the JSON file.
@@ -201,6 +204,11 @@ func BuildReport(in ReportInput) DailyReport {
 			if spend.Attempts > 0 || !s.Status.Terminal() || w.has(s.UpdatedAt) {
 				rr.Runs = append(rr.Runs, spend)
 			}
+		}
+		for _, e := range ri.Approvals {
+			rr.Waiting = append(rr.Waiting, Waiting{Kind: WaitApproval, Feature: e.ID,
+				What:    fmt.Sprintf("queued plan %s waits for approval before it runs: %s", e.ID, oneLine(e.Goal)),
+				Command: fmt.Sprintf("horizon approve --repo %s %s", ri.Repo, e.ID)})
 		}
 		rr.Roadmap, rr.Waiting = roadmapRef(ri, rr.Waiting)
 		r.Repos = append(r.Repos, rr)

@@ -76,7 +76,8 @@ func reportInput(t *testing.T) ReportInput {
 	return ReportInput{
 		Since: at(12), Until: t0.Add(22 * time.Hour), StallAttempts: 5, DayCeiling: 1,
 		Repos: []RepoInput{
-			{Repo: "/src/app", Runs: []RunState{old, approve, ceiling, single, planned}, Roadmap: &rm, Records: rs, Queue: q},
+			{Repo: "/src/app", Runs: []RunState{old, approve, ceiling, single, planned}, Roadmap: &rm, Records: rs, Queue: q,
+				Approvals: []QueueEntry{{ID: "q7", Kind: EntryPlan, Goal: "Add\nrate limits"}}},
 			{Repo: "/src/svc", Runs: []RunState{stuck}, RoadmapError: rmErr.Error()},
 		},
 	}
@@ -107,8 +108,10 @@ func TestBuildReport(t *testing.T) {
 		"ceiling: horizon set-ceiling run-ceiling USD",
 		"approval: horizon approve run-approve --subject m2",
 		"paused: horizon resume run-approve",
+		"approval: horizon approve --repo /src/app q7",
 		"roadmap: ",
 	}, cmds)
+	require.Contains(t, app.Waiting[4].What, "queued plan q7 waits for approval before it runs: Add rate limits")
 
 	// Runs: the old one is out; the window's spend per run.
 	var runIDs []string

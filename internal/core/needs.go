@@ -144,5 +144,25 @@ func (r Reader) Needs(ctx context.Context) ([]Need, error) {
 		}
 		states = append(states, st)
 	}
-	return Needs(states), nil
+	sups, err := r.Supervisors(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return append(Needs(states), SupervisorNeeds(sups)...), nil
+}
+
+// SupervisorNeeds lists the queued plans running supervisors hold for a
+// person's approval: they wait like a run's checkpoint, and a list of what
+// waits for a person that left them out would let them wait unseen.
+func SupervisorNeeds(sups []horizon.SupervisorState) []Need {
+	var out []Need
+	for i := range sups {
+		s := &sups[i]
+		for _, e := range s.AwaitingApproval() {
+			out = append(out, Need{Kind: NeedApproval, RunID: s.ID, Subject: e.ID,
+				What:    fmt.Sprintf("queued plan %s waits for approval before it runs: %s", e.ID, fold(e.Goal)),
+				Command: fmt.Sprintf("horizon approve --repo %s %s", s.Repo, e.ID)})
+		}
+	}
+	return out
 }

@@ -8,6 +8,8 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	failurepb "go.temporal.io/api/failure/v1"
 	workflowpb "go.temporal.io/api/workflow/v1"
+
+	"github.com/horizon/horizon/horizon"
 )
 
 func TestClosedStatus(t *testing.T) {
@@ -47,4 +49,25 @@ func TestRetrying(t *testing.T) {
 			require.Equal(t, tt.want, retrying(tt.pending))
 		})
 	}
+}
+
+// A queued plan a semi or supervised supervisor holds is a need with the
+// command that lets it go; an approved one, a goal, or a full supervisor's
+// plan is not.
+func TestSupervisorNeeds(t *testing.T) {
+	sups := []horizon.SupervisorState{
+		{ID: "sup-a", Repo: "/src/a", Autonomy: horizon.AutonomySemi, Approved: []string{"q2"}, Queue: horizon.Queue{Entries: []horizon.QueueEntry{
+			{ID: "q1", Kind: horizon.EntryPlan, Goal: "Add\nrate limits"},
+			{ID: "q2", Kind: horizon.EntryPlan, Goal: "approved already"},
+			{ID: "q3", Kind: horizon.EntryGoal, Goal: "a person's goal"},
+		}}},
+		{ID: "sup-b", Repo: "/src/b", Autonomy: horizon.AutonomyFull, Queue: horizon.Queue{Entries: []horizon.QueueEntry{
+			{ID: "q1", Kind: horizon.EntryPlan, Goal: "runs on its own"},
+			{ID: "q4", Kind: horizon.EntryPlan, Goal: "held by its own autonomy", Autonomy: horizon.AutonomySupervised},
+		}}},
+	}
+	require.Equal(t, []Need{
+		{Kind: NeedApproval, RunID: "sup-a", Subject: "q1", What: "queued plan q1 waits for approval before it runs: Add rate limits", Command: "horizon approve --repo /src/a q1"},
+		{Kind: NeedApproval, RunID: "sup-b", Subject: "q4", What: "queued plan q4 waits for approval before it runs: held by its own autonomy", Command: "horizon approve --repo /src/b q4"},
+	}, SupervisorNeeds(sups))
 }
