@@ -75,10 +75,19 @@ func roadmapShow(ctx context.Context, o *roadmapOptions) error {
 		return usageError{err}
 	}
 	ref, base := v.RoadmapRef, v.Base
+	// A roadmap with errors is bad input: the listing is printed, and the
+	// exit code says it too, for scripts.
+	var bad error
+	if ref.Error != "" {
+		bad = exitErr{code: ExitUsage}
+	}
 	if o.json {
 		enc := json.NewEncoder(a.out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(ref)
+		if err := enc.Encode(ref); err != nil {
+			return err
+		}
+		return bad
 	}
 	switch {
 	case !v.Found:
@@ -97,5 +106,5 @@ func roadmapShow(ctx context.Context, o *roadmapOptions) error {
 	if sup != nil && sup.Tip != "" {
 		fmt.Fprintf(a.out, "\nlanded work is on horizon/roadmap (%s); take it with `git merge horizon/roadmap`\n", short(sup.Tip))
 	}
-	return nil
+	return bad
 }

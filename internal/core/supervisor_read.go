@@ -60,7 +60,10 @@ func RoadmapOf(ctx context.Context, repo, base, path string, sup *horizon.Superv
 	}
 	v := &RoadmapView{RoadmapRef: horizon.RoadmapRef{File: path, Items: []horizon.ItemStatus{}}, Found: text.Found, Base: base}
 	var rm horizon.Roadmap
-	if text.Found {
+	switch {
+	case text.Problem != "":
+		v.Error = text.Problem // too large, a directory, not text
+	case text.Found:
 		if rm, err = horizon.ParseRoadmap(path, text.Text); err != nil {
 			v.Error = err.Error()
 		}
