@@ -174,6 +174,10 @@ func decode(r *http.Request, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return badRequest("the request is not the JSON this endpoint takes: %v", err)
 	}
+	// One value, nothing after it: a body with more was not meant as this.
+	if _, err := dec.Token(); err != io.EOF {
+		return badRequest("the request has more after its JSON object; send one object")
+	}
 	return nil
 }
 
