@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/horizon/horizon/horizon"
@@ -80,9 +81,14 @@ func (h people) queueAdd(ctx workflow.Context, e horizon.QueueEntry) (horizon.Qu
 	return added, nil
 }
 
+// ErrTypeUnknownEntry types a validator's refusal of a queue entry ID the
+// queue does not hold, so readers can answer "not found" rather than
+// "refused".
+const ErrTypeUnknownEntry = "UnknownQueueEntry"
+
 func (h people) queueEntryCheck(id string) error {
 	if _, ok := h.s.st.Queue.Get(id); !ok {
-		return fmt.Errorf("no queue entry %q in %s's queue: `horizon queue list --repo %s` shows them", id, h.s.st.Repo, h.s.st.Repo)
+		return temporal.NewApplicationError(fmt.Sprintf("no queue entry %q in %s's queue: `horizon queue list --repo %s` shows them", id, h.s.st.Repo, h.s.st.Repo), ErrTypeUnknownEntry)
 	}
 	return nil
 }

@@ -21,6 +21,12 @@ type RefusedError struct {
 
 func (e *RefusedError) Error() string { return fmt.Sprintf("%s %s: %s", e.Op, e.ID, e.Reason) }
 
+// EntryNotFoundError is a refusal because the queue holds no entry with
+// the ID; it is a RefusedError too.
+type EntryNotFoundError struct{ RefusedError }
+
+func (e *EntryNotFoundError) Unwrap() error { return &e.RefusedError }
+
 // SupervisorNotFoundError says no supervisor runs with that ID.
 type SupervisorNotFoundError struct{ ID string }
 

@@ -11,6 +11,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/horizon/horizon/horizon"
+
+	"github.com/horizon/horizon/workflows"
 )
 
 // Each day of the ledger counts each key once; a day without a ledger
@@ -58,6 +60,8 @@ func TestUpdateError(t *testing.T) {
 			&RefusedError{Op: "approve", ID: "run-1", Reason: "not waiting for approval"}},
 		{"ended", serviceerror.NewNotFound("workflow execution already completed"), &EndedError{Op: "approve", ID: "run-1"}},
 		{"unknown", serviceerror.NewNotFound("workflow not found for ID: run-1"), &NotFoundError{ID: "run-1"}},
+		{"unknown queue entry", fmt.Errorf("update: %w", temporal.NewApplicationError("no queue entry \"q9\"", workflows.ErrTypeUnknownEntry)),
+			&EntryNotFoundError{RefusedError{Op: "approve", ID: "run-1", Reason: "no queue entry \"q9\""}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

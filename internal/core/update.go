@@ -9,6 +9,8 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/horizon/horizon/workflows"
 )
 
 // update sends an update to workflow id, waits until it completes and
@@ -43,6 +45,9 @@ func updateError(id, name string, err error) error {
 	}
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) {
+		if app.Type() == workflows.ErrTypeUnknownEntry {
+			return &EntryNotFoundError{RefusedError{Op: name, ID: id, Reason: app.Message()}}
+		}
 		return &RefusedError{Op: name, ID: id, Reason: app.Message()}
 	}
 	return fmt.Errorf("%s %s: %w", name, id, err)

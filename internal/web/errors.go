@@ -4,8 +4,26 @@ import (
 	"errors"
 	"net/http"
 
+	"go.temporal.io/api/serviceerror"
+	"google.golang.org/grpc/codes"
+	grpcstatus "google.golang.org/grpc/status"
+
 	"github.com/horizon/horizon/internal/core"
 )
+
+// unavailableText is what a caller reads while the engine does not answer,
+// in place of the transport's error.
+const unavailableText = "the horizon engine is not answering (the daemon is down or restarting); `horizon resume` starts it, then retry"
+
+// engineUnavailable tells the engine's absence from the engine's answers.
+func engineUnavailable(err error) bool {
+	var un *serviceerror.Unavailable
+	if errors.As(err, &un) {
+		return true
+	}
+	st, ok := grpcstatus.FromError(err)
+	return ok && st.Code() == codes.Unavailable
+}
 
 // InputError is bad input the Core found (a path that is no repository, a
 // goal its gate cannot run): 400 with its message.
@@ -16,7 +34,7 @@ func (e *InputError) Unwrap() error { return e.Err }
 
 // status is the HTTP status of an error of the Core: unknown things 404,
 // a verb the workflow refused (its validator, or because it ended) 409,
-// bad input 400, the rest 500.
+// bad input 400, an engine that does not answer 503, the rest 500.
 func status(err error) int {
 	var (
 		nf    *core.NotFoundError
@@ -27,9 +45,13 @@ func status(err error) int {
 		ended *core.EndedError
 		in    *InputError
 		bid   *core.BadIDError
+		tnf   *core.TaskNotFoundError
+		enf   *core.EntryNotFoundError
 	)
 	switch {
-	case errors.As(err, &nf), errors.As(err, &snf), errors.As(err, &nr), errors.As(err, &sch):
+	case engineUnavailable(err):
+		return http.StatusServiceUnavailable
+	case errors.As(err, &nf), errors.As(err, &snf), errors.As(err, &nr), errors.As(err, &sch), errors.As(err, &tnf), errors.As(err, &enf):
 		return http.StatusNotFound
 	case errors.As(err, &ref), errors.As(err, &ended):
 		return http.StatusConflict

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"go.temporal.io/api/serviceerror"
+
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/core"
 )
@@ -48,6 +50,8 @@ func waitingRun() *horizon.RunState {
 const (
 	missing = "run-20260303-000000-000000"
 	closed  = "run-20260302-000000-000000"
+	// unreachable is read while the engine does not answer.
+	unreachable = "run-20260301-000000-000000"
 )
 
 // refuse is what the fake's workflows say to a verb: unknown runs are
@@ -59,6 +63,8 @@ func (f *fakeCore) refuse(op, id string) error {
 		return &core.NotFoundError{ID: id}
 	case closed:
 		return &core.EndedError{Op: op, ID: id}
+	case unreachable:
+		return serviceerror.NewUnavailable("connection refused")
 	}
 	return nil
 }
@@ -71,7 +77,7 @@ func (f *fakeCore) Runs(context.Context) ([]RunRow, error) {
 }
 
 func (f *fakeCore) Run(_ context.Context, id string) (*horizon.RunState, bool, error) {
-	if err := f.refuse("status", id); err != nil && id == missing {
+	if err := f.refuse("status", id); err != nil && (id == missing || id == unreachable) {
 		return nil, false, err
 	}
 	return waitingRun(), true, nil
@@ -224,7 +230,7 @@ func (f *fakeCore) QueueAdd(_ context.Context, repo string, e horizon.QueueEntry
 func (f *fakeCore) QueueRemove(_ context.Context, repo, id string) (*horizon.SupervisorState, error) {
 	f.calls = append(f.calls, "queue rm "+repo+" "+id)
 	if id != "q1" {
-		return nil, &core.RefusedError{Op: "queue-rm", ID: "supervisor-app", Reason: "no queue entry " + id}
+		return nil, &core.EntryNotFoundError{RefusedError: core.RefusedError{Op: "queue-rm", ID: "supervisor-app", Reason: "no queue entry " + id}}
 	}
 	s := supervisor()
 	s.Queue.Entries = nil

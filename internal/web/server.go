@@ -153,7 +153,11 @@ func (s *Server) api(h func(*http.Request) (any, error)) http.Handler {
 			if code >= 500 {
 				s.Log.Error().Err(err).Str("Path", r.URL.Path).Msg("web request failed")
 			}
-			writeError(w, code, err.Error())
+			msg := err.Error()
+			if code == http.StatusServiceUnavailable {
+				msg = unavailableText
+			}
+			writeError(w, code, msg)
 			return
 		}
 		writeJSON(w, http.StatusOK, v)

@@ -102,7 +102,8 @@ func TestAPI(t *testing.T) {
 		{"queue-add-bad-budget", "POST", "/api/v1/queue", `{"repo": "/src/app", "goal": "x", "budget_time": "soon"}`, 400, ""},
 		{"queue-move", "POST", "/api/v1/queue/q1/move", `{"repo": "/src/app"}`, 200, "queue move /src/app q1"},
 		{"queue-rm", "DELETE", "/api/v1/queue/q1?repo=/src/app", "", 200, "queue rm /src/app q1"},
-		{"queue-rm-refused", "DELETE", "/api/v1/queue/q9?repo=/src/app", "", 409, "queue rm /src/app q9"},
+		{"queue-rm-unknown", "DELETE", "/api/v1/queue/q9?repo=/src/app", "", 404, "queue rm /src/app q9"},
+		{"engine-down", "GET", "/api/v1/runs/" + unreachable, "", 503, ""},
 		{"queue-rm-bad-id", "DELETE", "/api/v1/queue/f1?repo=/src/app", "", 400, ""},
 		{"no-endpoint", "GET", "/api/v1/nothing", "", 404, ""},
 	}
