@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,6 +138,8 @@ func TestUsageErrors(t *testing.T) {
 		{"a goal that starts with -", []string{"start", "-fix the parser"}, []string{"unknown shorthand flag", `goes after "--"`, "horizon start [flags] --"}},
 		{"at least, not up to a million", []string{"task", "run"}, []string{"takes at least 2 arguments"}},
 		{"absurd attempts", []string{"start", "--single", "--max-attempts", "99999999999", "goal"}, []string{"run.max_attempts", "at most 100"}},
+		{"a goal too long", []string{"start", strings.Repeat("g", 100<<10)}, []string{"the goal is 102400 bytes", "a file of the repository"}},
+		{"a queued goal too long", []string{"queue", "add", strings.Repeat("g", 100<<10)}, []string{"queue add: the goal is 102400 bytes"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

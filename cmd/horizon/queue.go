@@ -50,6 +50,9 @@ func newQueueAddCmd(a *app, runF func(context.Context, *queueAddOptions) error) 
 			if o.goal == "" {
 				return usagef("queue add: the goal is empty")
 			}
+			if err := horizon.CheckGoal(o.goal); err != nil {
+				return usagef("queue add: %v", err)
+			}
 			if o.budgetTime < 0 || o.budgetSpend < 0 || o.budgetSpend != o.budgetSpend || o.budgetSpend > 1e12 {
 				return usagef("queue add: budgets are 0 (the configured default) or positive")
 			}

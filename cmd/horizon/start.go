@@ -126,6 +126,9 @@ budget, 2 bad input, 3 environment, 130 Ctrl-C.`,
 			if len(args) == 0 || strings.TrimSpace(strings.Join(args, " ")) == "" {
 				return usagef("start needs a goal: horizon start \"<what to achieve>\"")
 			}
+			if err := horizon.CheckGoal(strings.TrimSpace(strings.Join(args, " "))); err != nil {
+				return usageError{err}
+			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {

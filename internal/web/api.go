@@ -190,6 +190,9 @@ func (s *Server) start(r *http.Request) (any, error) {
 	if req.Goal == "" {
 		return nil, badRequest(`say the goal: {"repo": "/path/to/repo", "goal": "..."}`)
 	}
+	if err := horizon.CheckGoal(req.Goal); err != nil {
+		return nil, badRequest("%v", err)
+	}
 	repo, err := repoParam(r, req.Repo)
 	if err != nil {
 		return nil, err
@@ -321,6 +324,9 @@ func (s *Server) queueAdd(r *http.Request) (any, error) {
 	e := horizon.QueueEntry{Goal: strings.TrimSpace(req.Goal), BudgetSpend: req.BudgetSpend}
 	if e.Goal == "" {
 		return nil, badRequest(`say the goal: {"repo": "/path/to/repo", "goal": "..."}`)
+	}
+	if err := horizon.CheckGoal(e.Goal); err != nil {
+		return nil, badRequest("%v", err)
 	}
 	if req.Autonomy != "" {
 		if e.Autonomy, err = horizon.ParseAutonomy(req.Autonomy); err != nil {

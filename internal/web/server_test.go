@@ -76,6 +76,7 @@ func TestAPI(t *testing.T) {
 		{"start-unknown-field", "POST", "/api/v1/runs", `{"repo": "/src/app", "goal": "x", "model": "y"}`, 400, ""},
 		{"start-trailing-garbage", "POST", "/api/v1/runs", `{"repo": "/src/app", "goal": "x"} {"goal": "y"}`, 400, ""},
 		{"start-trailing-word", "POST", "/api/v1/runs", `{"repo": "/src/app", "goal": "x"}garbage`, 400, ""},
+		{"start-goal-too-long", "POST", "/api/v1/runs", `{"repo": "/src/app", "goal": "` + strings.Repeat("g", 20<<10) + `"}`, 400, ""},
 		{"start-not-a-repo", "POST", "/api/v1/runs", `{"repo": "/tmp", "goal": "x"}`, 400, `start /tmp "x" `},
 		{"approve", "POST", run + "/approve", `{"subject": "m2"}`, 200, "approve run-20260303-090000-ab12cd"},
 		{"approve-refused", "POST", run + "/approve", `{"subject": "m3"}`, 409, "approve run-20260303-090000-ab12cd"},
