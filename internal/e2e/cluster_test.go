@@ -284,8 +284,12 @@ func TestClusterSixRunsThreeWorkers(t *testing.T) {
 		require.Empty(t, errs[i])
 		require.NotEmpty(t, ids[i], "run %d has an id", i)
 	}
+	// One deadline for all six: their 18 metered sessions go through the
+	// one paid slot in whatever order the engine gives it, so the first
+	// run may well end last.
+	deadline := time.Now().Add(12 * time.Minute)
 	for i, id := range ids {
-		s := c.w.waitStatus(id, 6*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() })
+		s := c.w.waitStatus(id, time.Until(deadline), func(s horizon.RunState) bool { return s.Status.Terminal() })
 		require.Equal(t, horizon.StatusCompleted, s.Status, "run %s: %s", id, s.Reason)
 		require.Equal(t, map[string]int{"f1": 1, "f2": 1}, trailers(repos[i], id), "run %s: each feature committed once", id)
 		_, features := featureCommits(t, repos[i], id)
