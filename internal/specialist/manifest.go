@@ -51,9 +51,17 @@ var yamlErrRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 var nameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
+// MaxNameLen bounds a specialist's name: it becomes a file name
+// (<name>.md, and OpenCode's agent file), which file systems cap at 255
+// bytes, and a label on every line that shows it.
+const MaxNameLen = 64
+
 // ValidName reports whether name can name a specialist: lowercase letters,
-// digits and single dashes between them.
+// digits and single dashes between them, at most MaxNameLen.
 func ValidName(name string) error {
+	if len(name) > MaxNameLen {
+		return fmt.Errorf("specialist name %q... is %d characters; a name may be %d at most", name[:24], len(name), MaxNameLen)
+	}
 	if !nameRE.MatchString(name) {
 		return fmt.Errorf("bad specialist name %q: use lowercase letters, digits and dashes (like api-review)", name)
 	}
