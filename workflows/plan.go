@@ -88,6 +88,12 @@ func PlanWorkflow(ctx workflow.Context, in PlanInput) (*PlanResult, error) {
 		}
 	}
 	res, problem, err := ld.plan(ctx, lane.Path, in.Goal)
+	// The planning lane served the lead only: whatever the outcome, it and
+	// its branch go now rather than wait for gc (a supervisor plans every
+	// night).
+	if workflow.GetVersion(ctx, changePlanLane, workflow.DefaultVersion, 1) >= 1 {
+		removeLanes(ctx, in.RunID, in.Repo)
+	}
 	if err != nil {
 		return nil, err
 	}

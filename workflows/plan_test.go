@@ -33,6 +33,11 @@ func TestPlanWorkflowRetriesInvalidPlans(t *testing.T) {
 	e.RegisterActivity(&activities.Activities{})
 	e.OnActivity(a.Preflight, mock.Anything, mock.Anything).Return(activities.PreflightOutput{Models: map[horizon.Role]string{horizon.RoleWorker: "p/m"}}, nil)
 	e.OnActivity(a.PrepareLane, mock.Anything, mock.Anything).Return(activities.Lane{Path: "/lane"}, nil)
+	var removed []activities.RemoveLanesInput
+	e.OnActivity(a.RemoveLanes, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.RemoveLanesInput) (activities.RemoveLanesOutput, error) {
+		removed = append(removed, in)
+		return activities.RemoveLanesOutput{}, nil
+	})
 	var briefs []string
 	e.OnActivity(a.AgentSession, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.SessionInput) (activities.SessionOutput, error) {
 		require.Equal(t, horizon.RoleLead, in.Role)
@@ -61,6 +66,7 @@ func TestPlanWorkflowRetriesInvalidPlans(t *testing.T) {
 	require.Len(t, res.Plan.Milestones, 2)
 	require.Equal(t, "f3", res.Plan.Milestones[1].Features[0].ID)
 	require.Equal(t, []string{"integers only"}, res.Plan.Assumptions)
+	require.Equal(t, []activities.RemoveLanesInput{{RunID: "plan-1", Repo: "/repo"}}, removed, "the planning lane goes when the lead is done")
 }
 
 // meteredLead is a planned run's preflight: a metered lead (the T4 rung)

@@ -183,6 +183,9 @@ const (
 	// question or is denied the same permission on a second attempt, or
 	// asks and reports blocked (loop.askedBlocker).
 	changeAskedBlocker = "asked-blocker"
+	// changePlanLane removes a plan's lane (horizon plan, a supervisor's
+	// decomposition) when the lead is done.
+	changePlanLane = "plan-drops-lane"
 )
 
 // Approve is the argument of UpdateApprove.

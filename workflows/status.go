@@ -164,13 +164,19 @@ func (s *runStatus) dropLanes(ctx workflow.Context) {
 	if workflow.GetVersion(ctx, changeDropLanes, workflow.DefaultVersion, 1) < 1 {
 		return
 	}
+	removeLanes(ctx, s.state.RunID, s.state.Repo)
+}
+
+// removeLanes removes the lanes and lane branches of runID, even when ctx
+// is cancelled; a failure is logged (gc finds what is left).
+func removeLanes(ctx workflow.Context, runID, repo string) {
 	if ctx.Err() != nil {
 		// Cancelled: the cleanup must still run.
 		ctx, _ = workflow.NewDisconnectedContext(ctx)
 	}
-	in := activities.RemoveLanesInput{RunID: s.state.RunID, Repo: s.state.Repo}
+	in := activities.RemoveLanesInput{RunID: runID, Repo: repo}
 	if err := execute(ctx, gitOptions("remove lanes"), a.RemoveLanes, in, nil); err != nil {
-		workflow.GetLogger(ctx).Warn("lanes not removed", "RunID", s.state.RunID, "Error", err)
+		workflow.GetLogger(ctx).Warn("lanes not removed", "RunID", runID, "Error", err)
 	}
 }
 
