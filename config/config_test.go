@@ -185,6 +185,7 @@ func TestBadInput(t *testing.T) {
 		{"absolute protected path", "", map[string]string{"HORIZON_GATE_PROTECTED": "/etc/"}, []string{"gate.protected", `"/etc/"`, "relative to the repository root"}},
 		{"zero stall backoff", "", map[string]string{"HORIZON_RUN_STALL_BACKOFF_BASE": "0s"}, []string{"run.stall_backoff.base", "1m"}},
 		{"stall cap under its base", "", map[string]string{"HORIZON_RUN_STALL_BACKOFF_BASE": "10m", "HORIZON_RUN_STALL_BACKOFF_MAX": "5m"}, []string{"run.stall_backoff.max", "run.stall_backoff.base (10m0s)"}},
+		{"notify slower than its limit", "", map[string]string{"HORIZON_NOTIFY_TIMEOUT": "10m"}, []string{"notify.timeout", "more than the 5m0s a notification may take"}},
 		{"absurd attempts", "", map[string]string{"HORIZON_RUN_MAX_ATTEMPTS": "99999999999"}, []string{"run.max_attempts", "at most 100"}},
 		{"bad agent env_allow glob", "", map[string]string{"HORIZON_AGENT_ENV_ALLOW": "MY_["}, []string{"agent.env_allow", `"MY_["`}},
 		{"blank gate env_allow glob", "", map[string]string{"HORIZON_GATE_ENV_ALLOW": " "}, []string{"gate.env_allow"}},

@@ -34,6 +34,29 @@ const RepoFile = ".horizon/config.yaml"
 // DefaultRoadmap is supervisor.roadmap's default, relative to the repo root.
 const DefaultRoadmap = ".horizon/roadmap.md"
 
+// NotifyDeliveryLimit is the longest one notification's delivery may
+// take, every attempt and backoff included: the engine gives the delivery
+// activity this long and would cut a longer one short.
+const NotifyDeliveryLimit = 5 * time.Minute
+
+// NotifyFirstBackoff is the wait before a notification's second attempt;
+// each next wait doubles, up to 30 s.
+const NotifyFirstBackoff = time.Second
+
+// NotifyMaxDuration is the longest one delivery of timeout per attempt
+// and attempts attempts can take.
+func NotifyMaxDuration(timeout time.Duration, attempts int) time.Duration {
+	total, wait := time.Duration(0), NotifyFirstBackoff
+	for i := 0; i < attempts; i++ {
+		if i > 0 {
+			total += wait
+			wait = min(wait*2, 30*time.Second)
+		}
+		total += timeout
+	}
+	return total
+}
+
 // MaxAttemptsLimit bounds run.max_attempts (and --max-attempts): past it a
 // one-feature run is a failure loop, not a retry policy.
 const MaxAttemptsLimit = 100
@@ -584,6 +607,9 @@ func (c *Config) validateNotify(bad func(key, format string, args ...any)) {
 	}
 	if n.Attempts < 1 || n.Attempts > 10 {
 		bad("notify.attempts", "%d: must be between 1 and 10", n.Attempts)
+	}
+	if d := NotifyMaxDuration(n.Timeout, n.Attempts); n.Timeout > 0 && n.Attempts >= 1 && d > NotifyDeliveryLimit {
+		bad("notify.timeout", "one event may take %s (notify.timeout %s × notify.attempts %d, with backoff), more than the %s a notification may take: lower notify.timeout or notify.attempts", d, n.Timeout, n.Attempts, NotifyDeliveryLimit)
 	}
 	if n.OutageAfter <= 0 {
 		bad("notify.outage_after", "%s: must be a positive duration such as 15m", n.OutageAfter)

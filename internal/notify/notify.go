@@ -163,7 +163,7 @@ var _ Notifier = (*Sender)(nil)
 // New builds a Sender from config (already validated by config.Load; New
 // checks again so a hand-made config fails clearly too).
 func New(cfg config.Notify, opts ...Option) (*Sender, error) {
-	s := &Sender{timeout: cfg.Timeout, attempts: cfg.Attempts, backoff: time.Second}
+	s := &Sender{timeout: cfg.Timeout, attempts: cfg.Attempts, backoff: config.NotifyFirstBackoff}
 	if s.timeout <= 0 {
 		return nil, fmt.Errorf("notify: timeout %s: must be positive", cfg.Timeout)
 	}
@@ -202,15 +202,7 @@ func New(cfg config.Notify, opts ...Option) (*Sender, error) {
 // between attempts (receivers run concurrently). An activity that sends
 // should allow at least this long.
 func (s *Sender) MaxDuration() time.Duration {
-	total, wait := time.Duration(0), s.backoff
-	for i := 0; i < s.attempts; i++ {
-		if i > 0 {
-			total += wait
-			wait = min(wait*2, 30*time.Second)
-		}
-		total += s.timeout
-	}
-	return total
+	return config.NotifyMaxDuration(s.timeout, s.attempts)
 }
 
 // Receivers names the configured receivers (secrets redacted).
