@@ -40,6 +40,11 @@ func checkHome(home string) error {
 			}
 			return &homeError{home, "cannot be created: " + dir + " is a file"}
 		case err == nil:
+			// root may write anywhere, /proc and /sys included, as far as
+			// access(2) says; nothing can be made there.
+			if fs := pseudoFS(dir); fs != "" {
+				return &homeError{home, "is on " + fs + ", where no file can be made"}
+			}
 			if syscall.Access(dir, accessWrite|accessExec) != nil {
 				if dir == home {
 					return &homeError{home, "is not writable"}
@@ -55,4 +60,26 @@ func checkHome(home string) error {
 			return &homeError{home, "cannot be created: " + err.Error()}
 		}
 	}
+}
+
+// pseudoFS names the kernel file system dir is on when it is one that
+// holds no files of ours (proc, sysfs, ...); "" otherwise.
+func pseudoFS(dir string) string {
+	var st syscall.Statfs_t
+	if syscall.Statfs(dir, &st) != nil {
+		return ""
+	}
+	switch uint64(st.Type) {
+	case 0x9fa0:
+		return "/proc (procfs)"
+	case 0x62656572:
+		return "sysfs"
+	case 0x1cd1:
+		return "devpts"
+	case 0x63677270, 0x27e0eb:
+		return "cgroupfs"
+	case 0x64626720:
+		return "debugfs"
+	}
+	return ""
 }

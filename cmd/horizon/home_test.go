@@ -26,6 +26,8 @@ func TestCheckHome(t *testing.T) {
 		{"under a file", filepath.Join(file, "home"), "cannot be created: " + file + " is a file", false},
 		{"read-only", readOnly, "is not writable", true},
 		{"under a read-only directory", filepath.Join(readOnly, "home"), "cannot be created: " + readOnly + " is not writable", true},
+		{"under /proc", "/proc/horizon-home", "is on /proc (procfs), where no file can be made", false},
+		{"under /sys", "/sys/horizon-home", "is on sysfs", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
