@@ -42,7 +42,7 @@ func CheckLoop(max int, compactAt float64) error {
 	switch {
 	case max < 1 || max > LoopMaxActivations:
 		return fmt.Errorf("%w: --max %d is not in 1..%d", ErrLoopLimits, max, LoopMaxActivations)
-	case compactAt < LoopCompactMin || compactAt > LoopCompactMax:
+	case !(compactAt >= LoopCompactMin && compactAt <= LoopCompactMax): // NaN too
 		return fmt.Errorf("%w: --compact-at %.2f is not in %.2f..%.2f", ErrLoopLimits, compactAt, LoopCompactMin, LoopCompactMax)
 	}
 	return nil

@@ -1,6 +1,7 @@
 package horizon
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -44,6 +45,7 @@ func TestCheckLoop(t *testing.T) {
 	}{
 		{1, 0.8, true}, {100, 0.5, true}, {5, 0.95, true},
 		{0, 0.8, false}, {101, 0.8, false}, {5, 0.49, false}, {5, 0.96, false},
+		{5, math.NaN(), false}, {5, math.Inf(1), false},
 	} {
 		err := CheckLoop(tc.max, tc.compact)
 		if tc.ok {
