@@ -51,8 +51,9 @@ func exitCode(err error) int {
 	var ce *config.Error
 	var de *repo.DirtyError
 	var bid *core.BadIDError
+	var sd *core.SupervisorDiffersError
 	switch {
-	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &de), errors.As(err, &bid),
+	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &de), errors.As(err, &bid), errors.As(err, &sd),
 		errors.Is(err, repo.ErrNotGit), errors.Is(err, repo.ErrNoCommits),
 		errors.Is(err, gate.ErrNoGate), errors.Is(err, gate.ErrGateNotRunnable),
 		errors.Is(err, daemon.ErrNoRemote):

@@ -14,6 +14,7 @@ import (
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/gate"
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/internal/daemon"
 	"github.com/horizon/horizon/internal/engine"
 	"github.com/horizon/horizon/internal/repo"
@@ -33,6 +34,7 @@ func TestExitCodes(t *testing.T) {
 		{"not git", fmt.Errorf("repo: %w", repo.ErrNotGit), ExitUsage},
 		{"dirty", &repo.DirtyError{Root: "/r", Files: []string{"a"}}, ExitUsage},
 		{"no gate", &gate.NoGateError{Dir: "/r"}, ExitUsage},
+		{"supervisor runs otherwise", fmt.Errorf("start: %w", &core.SupervisorDiffersError{Repo: "/r", Running: "semi", Asked: "full"}), ExitUsage},
 		{"tool missing", &tools.NotFoundError{Name: "opencode"}, ExitEnvironment},
 		{"daemon running", &daemon.AlreadyRunningError{Home: "/h", PID: 1}, ExitEnvironment},
 		{"unreachable", &engine.UnreachableError{Address: "x", Err: errors.New("no")}, ExitEnvironment},

@@ -1,6 +1,10 @@
 package core
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/horizon/horizon/horizon"
+)
 
 // The verbs' typed errors: each surface says them its own way (the CLI as
 // exit 2 with the message, the web API as 404 or 409).
@@ -26,6 +30,18 @@ func (e *RefusedError) Error() string { return fmt.Sprintf("%s %s: %s", e.Op, e.
 type EntryNotFoundError struct{ RefusedError }
 
 func (e *EntryNotFoundError) Unwrap() error { return &e.RefusedError }
+
+// SupervisorDiffersError refuses to start a supervisor that already runs
+// with another autonomy: starting leaves a running one as it is.
+type SupervisorDiffersError struct {
+	Repo           string
+	Running, Asked horizon.Autonomy
+}
+
+func (e *SupervisorDiffersError) Error() string {
+	return fmt.Sprintf("a supervisor already runs for %s with autonomy %s; it is left as it is, not changed to %s: `horizon supervisor stop --repo %s`, then start it again with the autonomy you want",
+		e.Repo, e.Running, e.Asked, e.Repo)
+}
 
 // SupervisorNotFoundError says no supervisor runs with that ID.
 type SupervisorNotFoundError struct{ ID string }

@@ -107,6 +107,11 @@ func (s Supervisors) Start(ctx context.Context, in workflows.SupervisorInput, sc
 		return fmt.Errorf("start supervisor of %s: %w", in.Repo, ErrNoDayCeiling)
 	}
 	in.Run.DayCeiling, sched.DayCeiling = ceiling.USD, ceiling.USD
+	// One already running is left as it is: say so when the person asked
+	// for something else of it, rather than seem to have done it.
+	if cur, err := s.Supervisor(ctx, in.ID); err == nil && cur.Status != horizon.SupervisorStopped && cur.Autonomy != in.Autonomy {
+		return &SupervisorDiffersError{Repo: in.Repo, Running: cur.Autonomy, Asked: in.Autonomy}
+	}
 	opts := client.StartWorkflowOptions{
 		ID: in.ID, TaskQueue: s.TaskQueue,
 		StaticSummary:            "supervisor · " + in.Repo,
