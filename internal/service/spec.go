@@ -170,6 +170,11 @@ func Path(p Platform, name string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: no home directory ($HOME): %w", ErrEnvironment, err)
 	}
+	// A relative HOME would put the unit under the working directory,
+	// where the service manager never looks.
+	if !filepath.IsAbs(home) {
+		return "", fmt.Errorf("%w: HOME is %q, a relative path; set it to your home directory's absolute path", ErrEnvironment, home)
+	}
 	switch p {
 	case Systemd:
 		cfg := os.Getenv("XDG_CONFIG_HOME")
