@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/core"
+	"github.com/horizon/horizon/workflows"
 )
 
 type resumeOptions struct {
@@ -96,7 +99,7 @@ func (o *resumeOptions) resume(ctx context.Context, c client.Client, ids []strin
 		return json.NewEncoder(a.out).Encode(states)
 	}
 	if len(states) == 0 {
-		fmt.Fprintln(a.out, "the horizon server is running; no run was in progress")
+		fmt.Fprintln(a.out, "the horizon server is running; no run was in progress"+a.otherWork(ctx, c))
 		return nil
 	}
 	for _, s := range states {
@@ -137,4 +140,30 @@ func waitLive(ctx context.Context, c client.Client, id string) (*horizon.RunStat
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// otherWork names what goes on besides runs (supervisors, plans being
+// made), for a resume that found no run: "; going on: 1 supervisor, 1
+// plan being made". "" when nothing does or the engine cannot say.
+func (a *app) otherWork(ctx context.Context, c client.Client) string {
+	r := core.Reader{Client: c, Namespace: a.cfg.Temporal.Namespace}
+	var parts []string
+	for _, w := range []struct{ typ, one, many string }{
+		{workflows.SupervisorWorkflowName, "supervisor", "supervisors"},
+		{workflows.PlanWorkflowName, "plan being made", "plans being made"},
+	} {
+		exs, err := r.List(ctx, w.typ, "ExecutionStatus = 'Running'", 0)
+		if err != nil || len(exs) == 0 {
+			continue
+		}
+		noun := w.one
+		if len(exs) > 1 {
+			noun = w.many
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", len(exs), noun))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; going on: " + strings.Join(parts, ", ")
 }
