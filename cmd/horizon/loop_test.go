@@ -23,7 +23,7 @@ func TestLoopFlags(t *testing.T) {
 		{name: "compact over", args: []string{"--max", "3", "--compact-at", "0.96", "g"}, err: "not in 0.50..0.95"},
 		{name: "runtime agent id refused", args: []string{"--agent", "horizon-worker", "--max", "3", "g"}, err: `--agent "horizon-worker" is not a role`},
 		{name: "session role refused", args: []string{"--agent", "worker", "--max", "3", "g"}, err: "is not a role"},
-		{name: "no prompt", args: []string{"--max", "3"}, err: "1 to"},
+		{name: "no prompt", args: []string{"--max", "3"}, err: "takes at least 1 argument"},
 		{name: "blank prompt", args: []string{"--max", "3", "--", " "}, err: "the prompt is empty"},
 	})
 }

@@ -22,7 +22,7 @@ func TestTaskFlags(t *testing.T) {
 			want: taskRunOptions{specialist: "code-review", prompt: "review the last commit", background: true}},
 		{name: "short background and json", args: []string{"-b", "--json", "explorer", "  look  "},
 			want: taskRunOptions{specialist: "explorer", prompt: "look", background: true, json: true}},
-		{name: "no prompt", args: []string{"explorer"}, err: "2 to"},
+		{name: "no prompt", args: []string{"explorer"}, err: "takes at least 2 arguments"},
 		{name: "blank prompt", args: []string{"explorer", "  "}, err: "the prompt is empty"},
 		{name: "unknown flag", args: []string{"--detach", "explorer", "x"}, err: "unknown flag: --detach"},
 	})
