@@ -6,8 +6,14 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
+	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/workflows"
 )
 
@@ -56,6 +62,24 @@ type startClient struct {
 	client.Client
 	started   []workflows.SupervisorInput
 	schedules []client.ScheduleOptions
+	// running, when set, is the supervisor that already runs.
+	running *horizon.SupervisorState
+}
+
+func (c *startClient) DescribeWorkflowExecution(_ context.Context, id, _ string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
+	if c.running == nil {
+		return nil, serviceerror.NewNotFound("workflow not found for ID: " + id)
+	}
+	return &workflowservice.DescribeWorkflowExecutionResponse{WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{
+		Status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING}}, nil
+}
+
+func (c *startClient) QueryWorkflow(context.Context, string, string, string, ...any) (converter.EncodedValue, error) {
+	p, err := converter.GetDefaultDataConverter().ToPayloads(c.running)
+	if err != nil {
+		return nil, err
+	}
+	return client.NewValue(p), nil
 }
 
 func (c *startClient) ExecuteWorkflow(_ context.Context, _ client.StartWorkflowOptions, _ any, args ...any) (client.WorkflowRun, error) {
@@ -106,4 +130,19 @@ func TestSupervisorStartNeedsADecidedDayCeiling(t *testing.T) {
 			require.Equal(t, tt.want, daily.DayCeiling)
 		})
 	}
+
+	// One that runs is left as it is: the same autonomy again is fine,
+	// another is refused, not ignored.
+	semi := in
+	semi.Autonomy = horizon.AutonomySemi
+	c = &startClient{running: &horizon.SupervisorState{ID: "sup", Repo: "/src/app", Status: horizon.SupervisorRunning, Autonomy: horizon.AutonomySemi}}
+	require.NoError(t, Supervisors{Client: c}.Start(context.Background(), semi, sched, DayCeiling{USD: 7}))
+	full := in
+	full.Autonomy = horizon.AutonomyFull
+	c.started = nil
+	err = Supervisors{Client: c}.Start(context.Background(), full, sched, DayCeiling{USD: 7})
+	var differs *SupervisorDiffersError
+	require.ErrorAs(t, err, &differs)
+	require.ErrorContains(t, err, "already runs for /src/app with autonomy semi")
+	require.Empty(t, c.started)
 }

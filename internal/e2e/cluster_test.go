@@ -287,7 +287,7 @@ func TestClusterSixRunsThreeWorkers(t *testing.T) {
 	// One deadline for all six: their 18 metered sessions go through the
 	// one paid slot in whatever order the engine gives it, so the first
 	// run may well end last.
-	deadline := time.Now().Add(12 * time.Minute)
+	deadline := time.Now().Add(15 * time.Minute)
 	for i, id := range ids {
 		s := c.w.waitStatus(id, time.Until(deadline), func(s horizon.RunState) bool { return s.Status.Terminal() })
 		require.Equal(t, horizon.StatusCompleted, s.Status, "run %s: %s", id, s.Reason)
