@@ -54,15 +54,16 @@ func (a *Activities) ReadRoadmap(ctx context.Context, in RoadmapInput) (RoadmapT
 		return RoadmapText{}, badInput("read roadmap: base branch %s is not in %s", in.Base, in.Repo)
 	}
 	path := filepath.ToSlash(in.Path)
-	if !gitOK(ctx, in.Repo, "cat-file", "-e", commit+":"+path) {
+	// The object's type says whether the roadmap is there at all, and
+	// whether it is a file.
+	typ, err := git(ctx, in.Repo, "cat-file", "-t", commit+":"+path)
+	if err != nil {
 		return RoadmapText{Commit: commit}, nil
 	}
 	problem := func(format string, args ...any) (RoadmapText, error) {
 		return RoadmapText{Commit: commit, Found: true, Problem: fmt.Sprintf("roadmap %s at %s ", path, short(commit)) + fmt.Sprintf(format, args...)}, nil
 	}
-	if typ, err := git(ctx, in.Repo, "cat-file", "-t", commit+":"+path); err != nil {
-		return RoadmapText{}, fmt.Errorf("read roadmap %s at %s: %w", path, short(commit), err)
-	} else if typ != "blob" {
+	if typ != "blob" {
 		return problem("is a %s, not a file: commit a Markdown file there", typ)
 	}
 	size, err := git(ctx, in.Repo, "cat-file", "-s", commit+":"+path)

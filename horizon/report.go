@@ -206,9 +206,8 @@ func BuildReport(in ReportInput) DailyReport {
 			}
 		}
 		for _, e := range ri.Approvals {
-			rr.Waiting = append(rr.Waiting, Waiting{Kind: WaitApproval, Feature: e.ID,
-				What:    fmt.Sprintf("queued plan %s waits for approval before it runs: %s", e.ID, oneLine(e.Goal)),
-				Command: fmt.Sprintf("horizon approve --repo %s %s", ri.Repo, e.ID)})
+			what, command := PlanApproval(ri.Repo, e)
+			rr.Waiting = append(rr.Waiting, Waiting{Kind: WaitApproval, Feature: e.ID, What: what, Command: command})
 		}
 		rr.Roadmap, rr.Waiting = roadmapRef(ri, rr.Waiting)
 		r.Repos = append(r.Repos, rr)

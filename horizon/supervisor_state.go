@@ -183,6 +183,15 @@ func (s *SupervisorState) NeedsApproval(e QueueEntry) bool {
 	return a == AutonomySemi || a == AutonomySupervised
 }
 
+// PlanApproval is what queued plan e of repo's supervisor asks of a
+// person while it waits for approval, in words and as the command that
+// approves it: the daily report, the lists of needs and supervisor status
+// say it the same way.
+func PlanApproval(repo string, e QueueEntry) (what, command string) {
+	return fmt.Sprintf("queued plan %s waits for approval before it runs: %s", e.ID, oneLine(e.Goal)),
+		fmt.Sprintf("horizon approve --repo %s %s", repo, e.ID)
+}
+
 // AwaitingApproval lists the queued plans that wait for a person.
 func (s *SupervisorState) AwaitingApproval() []QueueEntry {
 	var out []QueueEntry

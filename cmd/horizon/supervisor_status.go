@@ -156,7 +156,8 @@ func (a *app) printSupervisor(ctx context.Context, c client.Client, id string, a
 	for _, e := range s.Queue.Entries {
 		mark := ""
 		if s.NeedsApproval(e) {
-			mark = fmt.Sprintf("  (waits for approval: horizon approve --repo %s %s)", s.Repo, e.ID)
+			_, command := horizon.PlanApproval(s.Repo, e)
+			mark = "  (waits for approval: " + command + ")"
 		}
 		fmt.Fprintf(w, "  %-5s %-5s %s%s\n", e.ID, e.Kind, oneLine(e.Goal, 70), mark)
 	}

@@ -159,9 +159,8 @@ func SupervisorNeeds(sups []horizon.SupervisorState) []Need {
 	for i := range sups {
 		s := &sups[i]
 		for _, e := range s.AwaitingApproval() {
-			out = append(out, Need{Kind: NeedApproval, RunID: s.ID, Subject: e.ID,
-				What:    fmt.Sprintf("queued plan %s waits for approval before it runs: %s", e.ID, fold(e.Goal)),
-				Command: fmt.Sprintf("horizon approve --repo %s %s", s.Repo, e.ID)})
+			what, command := horizon.PlanApproval(s.Repo, e)
+			out = append(out, Need{Kind: NeedApproval, RunID: s.ID, Subject: e.ID, What: what, Command: command})
 		}
 	}
 	return out
