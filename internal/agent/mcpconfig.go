@@ -40,8 +40,8 @@ type MCPServer struct {
 // The file also turns OpenCode's snapshots off. OpenCode keeps a second git
 // store of every directory it serves and writes the whole tree to it at each
 // step, for its own undo. A lane is already a git worktree that horizon
-// owns, diffed and committed by horizon, so the snapshots only cost: in the
-// end-to-end suite they were about a quarter of OpenCode's CPU.
+// owns, diffed and committed by horizon, so the snapshots only cost: in an
+// end-to-end test they were a fifth to a quarter of OpenCode's CPU.
 func WriteMCPConfig(dir string, servers ...MCPServer) error {
 	cfg := map[string]any{"$schema": "https://opencode.ai/config.json", "snapshot": false}
 	if len(servers) > 0 {
