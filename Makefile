@@ -34,7 +34,7 @@ test: setup
 	$(GO) build $(PKGS)
 	$(GO) vet $(PKGS)
 	$(GO) build -o bin/slowest ./scripts/slowest
-	bin/slowest $(GO) test -json -p 1 -parallel 3 -timeout 60m $(PKGS)
+	bin/slowest $(GO) test -json -p 1 -parallel 3 -timeout 75m $(PKGS)
 
 test-short:
 	$(GO) test -short $(PKGS)

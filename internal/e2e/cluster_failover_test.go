@@ -91,7 +91,7 @@ func (c *cluster) kill(t *testing.T, i int) {
 // move. The run completes once: one attempt for the feature, each
 // feature committed once.
 func TestClusterWorkerDiesMidSession(t *testing.T) {
-	needsE2E(t)
+	needsE2EAlone(t)
 	script := clusterScript(t)
 	// The first f1 worker conversation waits on its first model call
 	// until the test releases it (never: its worker dies).
@@ -154,8 +154,10 @@ func TestClusterWorkerDiesMidSession(t *testing.T) {
 	// The takeover is bounded by the configured heartbeat timeout: the
 	// engine gives up on the dead worker's session once its heartbeats
 	// stop for that long, and retries it a second later (sessionOptions).
-	// The margin is for the retry's backoff, a worker polling it up and
-	// the log's one-second stamps, not for how fast the machine is.
+	// The margin is for the retry's backoff, a worker polling it up, its
+	// lane and the log's one-second stamps on a busy machine; without the
+	// heartbeat the takeover would wait for the session's start-to-close
+	// timeout (agent.session_timeout, 45 minutes by default).
 	hb, err := time.ParseDuration(envValue(c.w.env, "HORIZON_AGENT_HEARTBEAT_TIMEOUT"))
 	require.NoError(t, err, "the cluster's configured agent.heartbeat_timeout")
 	var takeover *sessionStart
@@ -167,14 +169,14 @@ func TestClusterWorkerDiesMidSession(t *testing.T) {
 	require.NotNil(t, takeover, "another worker started f1's worker session")
 	after := takeover.at.Sub(killed)
 	t.Logf("worker %d took the session over %s after the kill (heartbeat timeout %s)", takeover.worker, after, hb)
-	require.LessOrEqual(t, after, hb+10*time.Second, "taken over within the heartbeat timeout and a few seconds")
+	require.LessOrEqual(t, after, hb+2*time.Minute, "taken over within the heartbeat timeout and a little more, long before the session timeout")
 }
 
 // The engine-only process SIGKILLed while runs are in flight, then
 // started again on the same PostgreSQL: the workers reconnect and every
 // run completes, each feature committed once.
 func TestClusterEngineDiesAndRestarts(t *testing.T) {
-	needsE2E(t)
+	needsE2EAlone(t)
 	script := clusterScript(t)
 	held := script.Rules[1]
 	held.Name, held.Times = "worker-f1-held", 1

@@ -257,7 +257,7 @@ func clusterScript(t *testing.T) *fakemodel.Script {
 // never overlapped, though only one of the three workers polls the paid
 // queue.
 func TestClusterSixRunsThreeWorkers(t *testing.T) {
-	needsE2E(t)
+	needsE2EAlone(t)
 	c := newCluster(t, clusterScript(t), 3)
 	const runs = 6
 	repos := make([]string, runs)

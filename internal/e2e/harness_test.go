@@ -35,6 +35,7 @@ var (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	e2eSlots = newSlots(parallelFlag())
 	if testing.Short() {
 		// Hermetic runs skip the e2e suite; its tests report themselves skipped.
 		os.Exit(m.Run())
@@ -257,6 +258,7 @@ func (w *world) status(id string) horizon.RunState {
 // waitStatus polls until the run's status satisfies ok.
 func (w *world) waitStatus(id string, timeout time.Duration, ok func(horizon.RunState) bool) horizon.RunState {
 	w.t.Helper()
+	timeout = patience(timeout)
 	deadline := time.Now().Add(timeout)
 	var last horizon.RunState
 	for time.Now().Before(deadline) {
@@ -311,15 +313,89 @@ func alive(pid int) bool {
 // timers, heartbeats and outages rather than CPU, so on two cores three
 // at a time take about half the time of one. HORIZON_E2E_SERIAL=1 (and
 // the bench, HORIZON_BENCH) runs them one at a time.
-func needsE2E(t *testing.T) {
+func needsE2E(t *testing.T) { needsE2EWeighing(t, 1) }
+
+// needsE2EAlone is needsE2E for a test that runs a cluster: an engine
+// and several workers, each with its own OpenCode. Such a test is worth
+// all of -parallel's slots, so it runs with no other e2e test beside it:
+// three OpenCode servers starting at once already fill two cores, and a
+// cluster test beside two others saw OpenCode take 36 s to start and a
+// model turn 35 s.
+func needsE2EAlone(t *testing.T) { needsE2EWeighing(t, e2eSlots.capacity) }
+
+func needsE2EWeighing(t *testing.T, weight int) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("e2e: runs the horizon daemon, opencode and git (skipped with -short)")
 	}
-	if os.Getenv("HORIZON_E2E_SERIAL") == "" && os.Getenv("HORIZON_BENCH") == "" {
-		t.Parallel()
+	if os.Getenv("HORIZON_E2E_SERIAL") != "" || os.Getenv("HORIZON_BENCH") != "" {
+		return
+	}
+	t.Parallel()
+	e2eSlots.acquire(weight)
+	t.Cleanup(func() { e2eSlots.release(weight) })
+}
+
+// e2eSlots shares the machine between the parallel e2e tests by weight.
+// go test's -parallel counts tests; the slots count what they cost. A
+// test past t.Parallel holds one of go test's places while it waits here,
+// and the queue is first come, first served, so a heavy test waiting for
+// every slot is not passed over by light ones arriving after it.
+// TestMain sizes it once the flags are parsed.
+var e2eSlots = newSlots(1)
+
+type slots struct {
+	mu       sync.Mutex
+	capacity int
+	free     int
+	queue    []chan struct{} // waiting tests, in arrival order
+	weights  []int
+}
+
+func newSlots(capacity int) *slots { return &slots{capacity: capacity, free: capacity} }
+
+func (s *slots) acquire(weight int) {
+	weight = min(weight, s.capacity)
+	s.mu.Lock()
+	if len(s.queue) == 0 && s.free >= weight {
+		s.free -= weight
+		s.mu.Unlock()
+		return
+	}
+	ready := make(chan struct{})
+	s.queue = append(s.queue, ready)
+	s.weights = append(s.weights, weight)
+	s.mu.Unlock()
+	<-ready
+}
+
+func (s *slots) release(weight int) {
+	weight = min(weight, s.capacity)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.free += weight
+	for len(s.queue) > 0 && s.free >= s.weights[0] {
+		s.free -= s.weights[0]
+		close(s.queue[0])
+		s.queue, s.weights = s.queue[1:], s.weights[1:]
 	}
 }
+
+// parallelFlag is go test's -parallel (GOMAXPROCS when not given).
+func parallelFlag() int {
+	if f := flag.Lookup("test.parallel"); f != nil {
+		if n, err := strconv.Atoi(f.Value.String()); err == nil && n > 0 {
+			return n
+		}
+	}
+	return 1
+}
+
+// patience is how long a wait gives a condition: twice what the test
+// names. The waits are there to catch a hang, not to time horizon (that
+// is the bench's job), and the machine is shared by three tests, their
+// OpenCode servers and the engines.
+func patience(d time.Duration) time.Duration { return 2 * d }
 
 // endedWithHandoff is a run that has ended and written its handoff: the
 // status query reads terminal from the moment the run's outcome is
