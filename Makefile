@@ -25,7 +25,9 @@ build: setup
 # parallel first; tests then run one package at a time (-p 1), and within
 # the end-to-end package three tests at a time (-parallel 3): each has its
 # own daemon, engine and OpenCode, and spends most of its time waiting on
-# heartbeats, timers and scripted outages, not on the 2 cores.
+# heartbeats, timers and scripted outages, not on the 2 cores. A cluster
+# test (an engine and several workers, each with an OpenCode) takes all
+# three places and runs alone (internal/e2e needsE2EAlone).
 #
 # go test runs under scripts/slowest, which prints its usual output (the
 # ok/FAIL line of each package, failed tests' output), then the 10 slowest

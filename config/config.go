@@ -269,7 +269,7 @@ type UI struct {
 type Engine struct {
 	// SQLiteSynchronous is the SQLite synchronous pragma (FULL or NORMAL);
 	// both lose nothing on a process crash in WAL mode, FULL also survives
-	// power loss. See the README's durability note.
+	// power loss. The README's bench figures measure what each costs.
 	SQLiteSynchronous string `mapstructure:"sqlite_synchronous"`
 	// RetentionDays is how long closed runs stay visible in the engine.
 	RetentionDays int `mapstructure:"retention_days"`

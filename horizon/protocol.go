@@ -9,8 +9,8 @@ import (
 	"strings"
 )
 
-// The agent report protocol (DESIGN.md, "Contracts: Agent report
-// protocol"), declared once for every layer: internal/agent decodes the
+// The agent report protocol (ARCHITECTURE.md, "How it works", Agents
+// and the report protocol), declared once for every layer: internal/agent decodes the
 // fenced blocks of a model's final message straight into these types, the
 // activities hand them to the workflows, and the workflows keep them in the
 // run's state (Temporal history) and show them. Their JSON is the wire

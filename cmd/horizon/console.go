@@ -84,7 +84,7 @@ deals with it, and exits.`,
 func consoleRun(ctx context.Context, o *consoleOptions) error {
 	a := o.app
 	return a.withEngine(ctx, false, func(c client.Client) error {
-		b := consoleBackend{c: c, namespace: a.cfg.Temporal.Namespace, runs: a.runs(c)}
+		b := consoleBackend{c: c, namespace: a.cfg.Temporal.Namespace, runs: a.runs(c), sups: a.supervisors(c)}
 		if o.plain || !terminal(a.rawOut) || !terminal(os.Stdin) {
 			return console.Print(ctx, a.out, b)
 		}
@@ -106,6 +106,7 @@ type consoleBackend struct {
 	c         client.Client
 	namespace string
 	runs      core.Runs
+	sups      core.Supervisors
 }
 
 func (b consoleBackend) Runs(ctx context.Context) ([]console.RunRow, error) {
@@ -157,4 +158,15 @@ func (b consoleBackend) Resume(ctx context.Context, id string) (*horizon.RunStat
 
 func (b consoleBackend) Cancel(ctx context.Context, id string) error {
 	return b.runs.Cancel(ctx, id)
+}
+
+func (b consoleBackend) Supervisors(ctx context.Context) ([]horizon.SupervisorState, error) {
+	return core.Reader{Client: b.c, Namespace: b.namespace}.Supervisors(ctx)
+}
+
+// ApproveQueued approves as `horizon approve q3 --repo` does: the entry
+// names the plan, and a plan that no longer waits is refused.
+func (b consoleBackend) ApproveQueued(ctx context.Context, supervisor, entry string) error {
+	_, err := b.sups.Approve(ctx, supervisor, workflows.Approve{Subject: entry})
+	return err
 }

@@ -152,6 +152,11 @@ func (a *app) printSupervisor(ctx context.Context, c client.Client, id string, a
 	if s.Waiting != "" {
 		fmt.Fprintf(w, "waiting    since %s: %s\n", s.WaitingSince.Local().Format("2006-01-02 15:04"), s.Waiting)
 	}
+	if s.RoadmapError != "" {
+		// Nothing more is decomposed until the base branch has a
+		// roadmap that reads: say so where a person looks first.
+		fmt.Fprintf(w, "roadmap    waits for a fix on %s: %s\n", s.Base, oneLine(s.RoadmapError, 200))
+	}
 	fmt.Fprintf(w, "queue      %s\n", plural(s.Queue.Len(), "entry"))
 	for _, e := range s.Queue.Entries {
 		mark := ""

@@ -10,8 +10,8 @@ import (
 	"github.com/horizon/horizon/horizon"
 )
 
-// The agent report protocol (DESIGN.md, "Contracts: Agent report
-// protocol"). Each role ends its final message with one fenced block whose
+// The agent report protocol (ARCHITECTURE.md, "How it works", Agents
+// and the report protocol). Each role ends its final message with one fenced block whose
 // info string names the kind; the block holds one JSON object, decoded
 // straight into the protocol types of package horizon (declared once for
 // every layer). Prose around the block is ignored, and prose is never

@@ -33,6 +33,12 @@ type Backend interface {
 	Resume(ctx context.Context, id string) (*horizon.RunState, error)
 	// Cancel asks the engine to cancel a run; it stops in the background.
 	Cancel(ctx context.Context, id string) error
+
+	// Supervisors reads the running supervisors: their queued plans that
+	// wait for approval are needs like a run's checkpoint.
+	Supervisors(ctx context.Context) ([]horizon.SupervisorState, error)
+	// ApproveQueued lets supervisor's queued plan entry run in its turn.
+	ApproveQueued(ctx context.Context, supervisor, entry string) error
 }
 
 // RunRow is a run as the engine's visibility store lists it: what is

@@ -94,6 +94,7 @@ type fake struct {
 	rows   []RunRow
 	states map[string]*horizon.RunState
 	advice map[string][]AdvisorNote
+	sups   []horizon.SupervisorState
 	calls  []string
 	refuse error // every verb answers this when set
 }
@@ -166,5 +167,23 @@ func (f *fake) Resume(_ context.Context, id string) (*horizon.RunState, error) {
 }
 
 func (f *fake) Cancel(_ context.Context, id string) error { return f.record("cancel %s", id) }
+
+func (f *fake) Supervisors(context.Context) ([]horizon.SupervisorState, error) { return f.sups, nil }
+
+func (f *fake) ApproveQueued(_ context.Context, supervisor, entry string) error {
+	return f.record("approve queued %s entry=%s", supervisor, entry)
+}
+
+// supervisorID is a running supervisor with one queued plan waiting for
+// approval (q3) and one it runs on its own (q4).
+const supervisorID = "supervisor-reports"
+
+func waitingSupervisor() horizon.SupervisorState {
+	return horizon.SupervisorState{ID: supervisorID, Repo: "/home/ann/src/reports", Autonomy: horizon.AutonomySemi,
+		Queue: horizon.Queue{Entries: []horizon.QueueEntry{
+			{ID: "q3", Kind: horizon.EntryPlan, Goal: "Add rate limits to the export API"},
+			{ID: "q4", Kind: horizon.EntryPlan, Goal: "Tidy the logs", Autonomy: horizon.AutonomyFull},
+		}}}
+}
 
 var errRefused = errors.New("approve: not waiting for approval")

@@ -82,6 +82,9 @@ type verb string
 
 const (
 	verbApprove verb = "approve"
+	// verbApproveQueued approves a supervisor's queued plan: runID is the
+	// supervisor, subject the queue entry.
+	verbApproveQueued verb = "approve queued plan"
 	verbUnblock verb = "unblock"
 	verbPause   verb = "pause"
 	verbResume  verb = "resume"
@@ -100,6 +103,7 @@ type Model struct {
 	now           time.Time // the time of the last answer: the screen has no clock of its own
 
 	rows     []RunRow
+	sups     []horizon.SupervisorState // the running supervisors, for their queued plans' approvals
 	states   map[string]*cached
 	reading  map[string]bool // reads in flight
 	listing  bool
@@ -129,9 +133,11 @@ func New(ctx context.Context, b Backend, o Options) Model {
 // Messages: the backend's answers and the timers.
 type (
 	listMsg struct {
-		rows []RunRow
-		err  error
-		at   time.Time
+		rows   []RunRow
+		err    error
+		sups   []horizon.SupervisorState
+		supErr error
+		at     time.Time
 	}
 	runMsg struct {
 		id     string
@@ -162,7 +168,8 @@ func (m Model) list() tea.Cmd {
 		c, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		rows, err := b.Runs(c)
-		return listMsg{rows: rows, err: err, at: time.Now()}
+		sups, supErr := b.Supervisors(c)
+		return listMsg{rows: rows, err: err, sups: sups, supErr: supErr, at: time.Now()}
 	}
 }
 
@@ -237,6 +244,10 @@ func (m Model) listed(msg listMsg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(cmds...)
 	}
 	m.listErr, m.listedAt = nil, msg.at
+	if msg.supErr == nil {
+		// A failed read keeps the last: the queued plans did not go away.
+		m.sups = msg.sups
+	}
 	selected := m.selectedID()
 	m.rows = orderRows(msg.rows)
 	m.runSel = 0
@@ -315,13 +326,26 @@ func (m Model) selectedID() string {
 
 // shownID is the run the detail shows: the selected need's run while the
 // needs have the focus, else the selected run.
+// A supervisor's queued plan is no run: no run is shown beside it.
 func (m Model) shownID() string {
-	if m.focus == paneNeeds {
-		if ns := m.needs(); m.needSel < len(ns) {
-			return ns[m.needSel].RunID
+	if n := m.selectedNeed(); n != nil {
+		if n.Supervisor {
+			return ""
 		}
+		return n.RunID
 	}
 	return m.selectedID()
+}
+
+// selectedNeed is the need under the cursor while the needs have the focus.
+func (m Model) selectedNeed() *Need {
+	if m.focus != paneNeeds {
+		return nil
+	}
+	if ns := m.needs(); m.needSel < len(ns) {
+		return &ns[m.needSel]
+	}
+	return nil
 }
 
 func (m Model) row(id string) (RunRow, bool) {
@@ -345,7 +369,7 @@ func (m Model) needs() []Need {
 	for id, c := range m.states {
 		states[id] = c.detail.State
 	}
-	return Needs(m.rows, states)
+	return Needs(m.rows, states, m.sups)
 }
 
 // clampNeeds keeps the need selection on the list as needs go away; once
@@ -448,6 +472,10 @@ func (m Model) ask(p *prompt, why string) (tea.Model, tea.Cmd) {
 // shown run's checkpoint. The subject goes with it, so the engine refuses
 // it once the run has moved on to another checkpoint.
 func (m Model) approval() (*prompt, string) {
+	if n := m.selectedNeed(); n != nil && n.Supervisor {
+		return &prompt{verb: verbApproveQueued, runID: n.RunID, subject: n.Subject,
+			question: fmt.Sprintf("approve queued plan %s of %s? y approves, n does not", n.Subject, n.RunID)}, ""
+	}
 	id := m.shownID()
 	s := m.state(id)
 	if s == nil || s.Waiting == nil || !m.isOpen(id) {
@@ -576,6 +604,8 @@ func (m Model) do(p *prompt) (tea.Model, tea.Cmd) {
 		switch p.verb {
 		case verbApprove:
 			out.state, out.err = b.Approve(c, p.runID, p.subject, "")
+		case verbApproveQueued:
+			out.err = b.ApproveQueued(c, p.runID, p.subject)
 		case verbUnblock:
 			out.state, out.err = b.Unblock(c, p.runID, p.subject, strings.TrimSpace(p.text))
 		case verbPause:
@@ -595,6 +625,8 @@ func done(msg verbMsg) string {
 	switch msg.verb {
 	case verbApprove:
 		return fmt.Sprintf("approved %s of %s; it goes on", msg.subject, msg.runID)
+	case verbApproveQueued:
+		return fmt.Sprintf("approved queued plan %s; %s runs it in its turn", msg.subject, msg.runID)
 	case verbUnblock:
 		if msg.subject != "" {
 			return fmt.Sprintf("unblocked %s of %s; it is back in line with your note", msg.subject, msg.runID)
@@ -629,6 +661,14 @@ func (m Model) verbDone(msg verbMsg) (tea.Model, tea.Cmd) {
 		}
 	}
 	m.clampNeeds()
+	if msg.verb == verbApproveQueued {
+		// The supervisor is no run to read: the listing reads it again.
+		if m.listing {
+			return m, nil
+		}
+		m.listing = true
+		return m, m.list()
+	}
 	if m.reading[msg.runID] {
 		return m, nil
 	}

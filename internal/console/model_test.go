@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/stretchr/testify/require"
 
+	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/golden"
 )
 
@@ -21,7 +22,7 @@ func loaded(t *testing.T, f *fake, w, h int) Model {
 	t.Helper()
 	m := New(context.Background(), f, Options{})
 	m = step(t, m, tea.WindowSizeMsg{Width: w, Height: h})
-	m = step(t, m, listMsg{rows: f.rows, at: at})
+	m = step(t, m, listMsg{rows: f.rows, sups: f.sups, at: at})
 	for _, r := range f.rows {
 		if f.states[r.ID] == nil {
 			continue // its read stays unanswered
@@ -295,4 +296,44 @@ func TestRunListScrolls(t *testing.T) {
 	require.NotContains(t, s, "aa11aa running", "the first rows scrolled off")
 	require.Contains(t, s, "RUN run-20261120-070000-ee0007")
 	require.Contains(t, s, "reading the run's state…", "its state is asked for")
+}
+
+// A supervisor's queued plan that waits for approval is a need like a
+// run's checkpoint: listed under NEEDS YOU, shown with the command that
+// approves it, and a then y approves that entry of that supervisor; the
+// listing is read again after.
+func TestQueuedPlanApprovedFromTheNeeds(t *testing.T) {
+	f := newFake()
+	f.sups = []horizon.SupervisorState{waitingSupervisor()}
+	m := loaded(t, f, 80, 24)
+	needs := m.needs()
+	last := needs[len(needs)-1]
+	require.Equal(t, Need{Kind: NeedApproval, RunID: supervisorID, Subject: "q3", Supervisor: true,
+		What:    "queued plan q3 waits for approval before it runs: Add rate limits to the export API",
+		Command: "horizon approve --repo /home/ann/src/reports q3"}, last)
+	require.NotContains(t, fmt.Sprint(needs), "q4", "a plan the supervisor runs on its own needs nobody")
+
+	keys := []string{"tab"}
+	for range len(needs) - 1 {
+		keys = append(keys, "down")
+	}
+	m, _ = press(t, m, keys...)
+	require.Empty(t, m.shownID(), "a queued plan is no run to read")
+	golden.Assert(t, "queued_plan.golden", checkScreen(t, m))
+
+	m, cmd := press(t, m, "a")
+	require.Nil(t, cmd)
+	require.Contains(t, flat(m.Screen()), "approve queued plan q3 of "+supervisorID+"?")
+	m, cmd = press(t, m, "y")
+	require.NotNil(t, cmd)
+	msg := cmd()
+	v, ok := msg.(verbMsg)
+	require.True(t, ok, "%T", msg)
+	require.Equal(t, []string{"approve queued " + supervisorID + " entry=q3"}, f.calls)
+	next, cmd := m.Update(v)
+	m = next.(Model)
+	require.Contains(t, flat(m.Screen()), "approved queued plan q3; "+supervisorID+" runs it in its turn")
+	require.NotNil(t, cmd, "the listing is read again")
+	_, isList := cmd().(listMsg)
+	require.True(t, isList, "after a queued plan's approval the console lists again")
 }

@@ -24,14 +24,14 @@ const (
 
 // Needs lists what the open runs among rows wait on a person for; a run
 // the engine has closed needs nobody, whatever its last state said.
-func Needs(rows []RunRow, states map[string]*horizon.RunState) []Need {
+func Needs(rows []RunRow, states map[string]*horizon.RunState, sups []horizon.SupervisorState) []Need {
 	var open []*horizon.RunState
 	for _, r := range rows {
 		if s := states[r.ID]; r.Open && s != nil {
 			open = append(open, s)
 		}
 	}
-	return core.Needs(open)
+	return append(core.Needs(open), core.SupervisorNeeds(sups)...)
 }
 
 func waitingFor(w *horizon.Checkpoint) string { return core.WaitingFor(w) }

@@ -42,7 +42,7 @@ func TestNeeds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Needs([]RunRow{{ID: "run-1", Open: tt.open}}, map[string]*horizon.RunState{"run-1": tt.state})
+			got := Needs([]RunRow{{ID: "run-1", Open: tt.open}}, map[string]*horizon.RunState{"run-1": tt.state}, nil)
 			require.Equal(t, tt.want, got)
 		})
 	}
@@ -53,7 +53,7 @@ func TestNeeds(t *testing.T) {
 func TestNeedsOrder(t *testing.T) {
 	f := newFake()
 	var kinds []NeedKind
-	for _, n := range Needs(orderRows(f.rows), f.states) {
+	for _, n := range Needs(orderRows(f.rows), f.states, nil) {
 		kinds = append(kinds, n.Kind)
 	}
 	require.Equal(t, []NeedKind{NeedApproval, NeedBlocker, NeedStalled}, kinds)

@@ -29,12 +29,19 @@ func Print(ctx context.Context, w io.Writer, b Backend) error {
 		}
 		details[r.ID], states[r.ID] = &d, d.State
 	}
+	sups, err := b.Supervisors(ctx)
+	if err != nil {
+		return fmt.Errorf("list supervisors: %w", err)
+	}
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "no runs yet; start one with `horizon start \"<goal>\"`")
+		if needs := Needs(nil, nil, sups); err == nil && len(needs) > 0 {
+			writeNeeds(w, needs)
+		}
 		return err
 	}
 	writeRuns(w, rows, states)
-	writeNeeds(w, Needs(rows, states))
+	writeNeeds(w, Needs(rows, states, sups))
 	fmt.Fprintf(w, "\nRUN %s\n", rows[0].ID)
 	for _, l := range detailLines(rows[0], details[rows[0].ID], false) {
 		fmt.Fprintln(w, l)

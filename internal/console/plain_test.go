@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/golden"
 )
 
@@ -36,4 +37,25 @@ func TestPrintReadError(t *testing.T) {
 	err := Print(context.Background(), &out, f)
 	require.ErrorContains(t, err, `read run run-20261201-090000-dd44dd: no run "run-20261201-090000-dd44dd"`)
 	require.Empty(t, out.String())
+}
+
+// The printed needs hold a supervisor's queued plan waiting for approval,
+// with the command that approves it, with runs listed or none.
+func TestPrintQueuedPlan(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		f    *fake
+	}{
+		{"beside runs", newFake()},
+		{"no runs", &fake{}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.f.sups = []horizon.SupervisorState{waitingSupervisor()}
+			var out bytes.Buffer
+			require.NoError(t, Print(context.Background(), &out, tt.f))
+			require.Contains(t, out.String(), "approve  "+supervisorID+"  queued plan q3 waits for approval before it runs: Add rate limits to the export API\n"+
+				"           horizon approve --repo /home/ann/src/reports q3\n")
+			require.NotContains(t, out.String(), "q4")
+		})
+	}
 }

@@ -83,8 +83,11 @@ func (m Model) render(styled bool) string {
 		out = append(out, m.style(st, cut(l.text), l))
 	}
 	id := m.shownID()
-	out = append(out, st(titleStyle, cut("RUN "+orNone(id))))
-	detail := m.detail(id)
+	title, detail := "RUN "+orNone(id), m.detail(id)
+	if n := m.selectedNeed(); n != nil && n.Supervisor {
+		title, detail = "SUPERVISOR "+n.RunID, queuedLines(*n)
+	}
+	out = append(out, st(titleStyle, cut(title)))
 	scroll := min(m.scroll, max(0, len(detail)-detailH))
 	for i := 0; i < detailH; i++ {
 		line := ""
@@ -185,6 +188,17 @@ func (m Model) needLines(needs []Need, height int) []line {
 			selected: i == m.needSel && m.focus == paneNeeds, need: true})
 	}
 	return out
+}
+
+// queuedLines is the detail of a supervisor's queued plan waiting for
+// approval: what it is, and the key and the command that approve it.
+func queuedLines(n Need) []string {
+	return []string{
+		n.What,
+		"",
+		"a approves it here; the supervisor runs it in its turn",
+		"same as: " + n.Command,
+	}
 }
 
 func (m Model) detail(id string) []string {

@@ -33,6 +33,9 @@ type Need struct {
 	Subject string   `json:"subject,omitempty"` // the checkpoint (approval) or the feature (blocker, stall); "" for the run
 	What    string   `json:"what"`              // in words, one line
 	Command string   `json:"command"`           // the CLI command that does the same, for plain output
+	// Supervisor says RunID is a supervisor's and Subject its queue entry:
+	// a queued plan waiting for approval before it runs.
+	Supervisor bool `json:"supervisor,omitempty"`
 }
 
 // Needs lists what the open runs (states, in the order of runs; the
@@ -160,7 +163,7 @@ func SupervisorNeeds(sups []horizon.SupervisorState) []Need {
 		s := &sups[i]
 		for _, e := range s.AwaitingApproval() {
 			what, command := horizon.PlanApproval(s.Repo, e)
-			out = append(out, Need{Kind: NeedApproval, RunID: s.ID, Subject: e.ID, What: what, Command: command})
+			out = append(out, Need{Kind: NeedApproval, RunID: s.ID, Subject: e.ID, What: what, Command: command, Supervisor: true})
 		}
 	}
 	return out

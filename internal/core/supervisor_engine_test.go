@@ -67,7 +67,7 @@ func TestSupervisorNeeds(t *testing.T) {
 		}}},
 	}
 	require.Equal(t, []Need{
-		{Kind: NeedApproval, RunID: "sup-a", Subject: "q1", What: "queued plan q1 waits for approval before it runs: Add rate limits", Command: "horizon approve --repo /src/a q1"},
-		{Kind: NeedApproval, RunID: "sup-b", Subject: "q4", What: "queued plan q4 waits for approval before it runs: held by its own autonomy", Command: "horizon approve --repo /src/b q4"},
+		{Kind: NeedApproval, RunID: "sup-a", Subject: "q1", What: "queued plan q1 waits for approval before it runs: Add rate limits", Command: "horizon approve --repo /src/a q1", Supervisor: true},
+		{Kind: NeedApproval, RunID: "sup-b", Subject: "q4", What: "queued plan q4 waits for approval before it runs: held by its own autonomy", Command: "horizon approve --repo /src/b q4", Supervisor: true},
 	}, SupervisorNeeds(sups))
 }

@@ -18,21 +18,21 @@ import (
 // root is the module's root, from this package's directory.
 const root = "../.."
 
-// section is the README heading whose list is checked.
-const section = "### Where things are"
+// section is the ARCHITECTURE.md heading whose list is checked.
+const section = "## Where things are"
 
 // place matches one answer: a Go file and a function (Name) or method
 // (Type.Name), each in backticks, next to each other.
 var place = regexp.MustCompile("`([\\w./-]+\\.go)` `([A-Za-z_]\\w*(?:\\.[A-Za-z_]\\w*)?)`")
 
-// ref is one file and function the README names.
+// ref is one file and function ARCHITECTURE.md names.
 type ref struct {
 	line int
 	file string
 	fn   string
 }
 
-func (r ref) String() string { return fmt.Sprintf("README.md:%d: %s %s", r.line, r.file, r.fn) }
+func (r ref) String() string { return fmt.Sprintf("ARCHITECTURE.md:%d: %s %s", r.line, r.file, r.fn) }
 
 // where reads the refs of the "Where things are" list: from its heading
 // to the next heading.
@@ -114,10 +114,10 @@ func receiver(fd *ast.FuncDecl) string {
 	return ""
 }
 
-// Every file and function the README's "Where things are" list names
-// exists.
+// Every file and function the "Where things are" list of ARCHITECTURE.md
+// names exists.
 func TestWhereThingsAre(t *testing.T) {
-	refs, err := where(filepath.Join(root, "README.md"))
+	refs, err := where(filepath.Join(root, "ARCHITECTURE.md"))
 	require.NoError(t, err)
 	// The questions people ask most; each must have an answer.
 	require.GreaterOrEqual(t, len(refs), 7, "the list names too few places: %v", refs)
@@ -157,10 +157,10 @@ func TestCheckFindsWhatIsGone(t *testing.T) {
 	}
 }
 
-// The list is read from its section only, in the form the README uses.
+// The list is read from its section only, in the form ARCHITECTURE.md uses.
 func TestWhereReadsTheSection(t *testing.T) {
-	readme := filepath.Join(t.TempDir(), "README.md")
-	text := "# x\n\n- `a.go` `Before`\n\n### Where things are\n\n- where X: `workflows/loop.go` `loop.audit`, then `gate/env.go` `ScrubEnv`\n\n### Next\n\n- `b.go` `After`\n"
+	readme := filepath.Join(t.TempDir(), "ARCHITECTURE.md")
+	text := "# x\n\n- `a.go` `Before`\n\n## Where things are\n\n- where X: `workflows/loop.go` `loop.audit`, then `gate/env.go` `ScrubEnv`\n\n## Next\n\n- `b.go` `After`\n"
 	require.NoError(t, os.WriteFile(readme, []byte(text), 0o644))
 	refs, err := where(readme)
 	require.NoError(t, err)
@@ -168,13 +168,13 @@ func TestWhereReadsTheSection(t *testing.T) {
 
 	require.NoError(t, os.WriteFile(readme, []byte("# x\n"), 0o644))
 	_, err = where(readme)
-	require.ErrorContains(t, err, "no \"### Where things are\" section")
+	require.ErrorContains(t, err, "no \"## Where things are\" section")
 }
 
 // The file-by-file map names every workflow file, every activity (an
 // exported method of activities.Activities) and every internal package.
 func TestMapNamesEveryFile(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	b, err := os.ReadFile(filepath.Join(root, "ARCHITECTURE.md"))
 	require.NoError(t, err)
 	readme := string(b)
 	var missing []string
@@ -213,5 +213,5 @@ func TestMapNamesEveryFile(t *testing.T) {
 			missing = append(missing, name)
 		}
 	}
-	require.Empty(t, missing, "the README's architecture map does not name these")
+	require.Empty(t, missing, "ARCHITECTURE.md's map does not name these")
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -96,4 +97,28 @@ func TestBadInputAtRuntime(t *testing.T) {
 	require.Equal(t, 3, code, out)
 	require.Contains(t, out, "already running")
 	require.True(t, strings.Contains(out, "horizon stop"))
+
+	// A 4.7 MB roadmap (a log committed under its name) reaches no
+	// workflow: the supervisor says why it waits, decomposes nothing and
+	// stays up, and `horizon roadmap` refuses it as bad input.
+	big := filepath.Join(t.TempDir(), "big")
+	require.NoError(t, demo.CreateRepo(big, ""))
+	item := "- [ ] Make the export twice as fast without changing its output format\n"
+	require.NoError(t, os.WriteFile(filepath.Join(big, ".horizon", "roadmap.md"), []byte(strings.Repeat(item, 4_700_000/len(item))), 0o644))
+	git(t, big, "add", ".horizon/roadmap.md")
+	git(t, big, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "a roadmap too large")
+	w.env = append(w.env, "HORIZON_MODELS_DEFAULT="+demo.Model) // a supervisor resolves its roles by the leaderboard
+	out, code = w.run(context.Background(), "supervisor", "start", "--repo", big, "--autonomy", "full", "--day-ceiling", "1")
+	require.Equal(t, 0, code, out)
+	require.Eventually(t, func() bool {
+		out, code = w.run(context.Background(), "supervisor", "status", "--repo", big)
+		return code == 0 && strings.Contains(out, "roadmap    waits for a fix on main: roadmap .horizon/roadmap.md at ")
+	}, patience(time.Minute), time.Second, "supervisor status never said why the roadmap is not read: %s", out)
+	require.Contains(t, out, "a roadmap may be 512.0 KiB at most")
+	require.Contains(t, out, "runs       0 started, 0 decompositions")
+	out, code = w.run(context.Background(), "roadmap", "--repo", big)
+	require.Equal(t, 2, code, out)
+	require.Contains(t, out, "512.0 KiB")
+	out, code = w.run(context.Background(), "supervisor", "stop", "--repo", big)
+	require.Equal(t, 0, code, out)
 }

@@ -372,6 +372,20 @@ func TestSupervisorQueueApprovalsAndDailyPass(t *testing.T) {
 	}
 	recordHistory(t, w, w.scheduled(repo, 0), "decompose-trigger.json")
 
+	// The console (printed, as without a terminal) lists both queued
+	// plans under what needs a person, with the command that approves each.
+	out, code = w.run(ctx, "console")
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "NEEDS YOU (2)", out)
+	for _, e := range es {
+		require.Contains(t, out, "queued plan "+e.ID+" waits for approval before it runs", out)
+		require.Contains(t, out, "horizon approve --repo "+repo+" "+e.ID, out)
+	}
+	// resume, with no run to hand back, says what goes on instead.
+	out, code = w.run(ctx, "resume")
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "no run was in progress; going on: 1 supervisor", out)
+
 	// Approve item 1: it runs. A person's goal added meanwhile is next
 	// (plan q2 still waits for its approval).
 	out, code = w.run(ctx, "approve", "q1", "--repo", repo)
