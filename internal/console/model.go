@@ -85,10 +85,10 @@ const (
 	// verbApproveQueued approves a supervisor's queued plan: runID is the
 	// supervisor, subject the queue entry.
 	verbApproveQueued verb = "approve queued plan"
-	verbUnblock verb = "unblock"
-	verbPause   verb = "pause"
-	verbResume  verb = "resume"
-	verbCancel  verb = "cancel"
+	verbUnblock       verb = "unblock"
+	verbPause         verb = "pause"
+	verbResume        verb = "resume"
+	verbCancel        verb = "cancel"
 )
 
 // Model is the console: bubbletea's model, with a pure Update. Every read
