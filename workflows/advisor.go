@@ -28,7 +28,7 @@ type watch struct {
 // session when advisor.enabled; nil otherwise. Near a spend ceiling the
 // watchdog uses the local model that ranks for review, or none: it goes
 // off rather than pause a run.
-func (l *loop) startWatch(ctx workflow.Context, n int, prev *horizon.Attempt, workerModel string) *watch {
+func (l *changeLoop) startWatch(ctx workflow.Context, n int, prev *horizon.Attempt, workerModel string) *watch {
 	s := l.limits.Advisor
 	if !s.Enabled || workflow.GetVersion(ctx, changeAdvisor, workflow.DefaultVersion, 1) < 1 {
 		return nil
@@ -68,7 +68,7 @@ func (l *loop) startWatch(ctx workflow.Context, n int, prev *horizon.Attempt, wo
 // auditor's (the leaderboard's best analyze model), weighed by the spend
 // authority without waiting (authority.beside): near a ceiling the local
 // model that ranks for review, or none with why.
-func (l *loop) advisorModel() (g grant, why string) {
+func (l *changeLoop) advisorModel() (g grant, why string) {
 	model := l.limits.Advisor.Model
 	if model == "" {
 		model = l.setup.Models[horizon.RoleAuditor]
@@ -88,7 +88,7 @@ func (l *loop) advisorModel() (g grant, why string) {
 // the attempt. The worker never waits longer for it: a watchdog that does
 // not finish is cancelled and recorded as failed. woke reports a blocker
 // that woke the worker after its report.
-func (l *loop) endWatch(ctx workflow.Context, w *watch, workerDone bool) (woke bool) {
+func (l *changeLoop) endWatch(ctx workflow.Context, w *watch, workerDone bool) (woke bool) {
 	c := l.s.state.Current()
 	failed := func(why string) {
 		w.cancel()

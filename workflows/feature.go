@@ -102,10 +102,10 @@ func FeatureWorkflow(ctx workflow.Context, in FeatureInput) (*FeatureResult, err
 // featureRun is one FeatureWorkflow: a loop, the recovery rotation around
 // it, and the result it hands its run.
 type featureRun struct {
-	s    *runStatus
-	in   FeatureInput
-	loop *loop
-	res  FeatureResult
+	s          *runStatus
+	in         FeatureInput
+	changeLoop *changeLoop
+	res        FeatureResult
 	// note is a person's unblock note, for the next attempt.
 	note string
 	// blocked is the typed blocker that ends the feature.
@@ -134,14 +134,14 @@ func newFeatureRun(ctx workflow.Context, in FeatureInput) (*featureRun, error) {
 	if id == "" {
 		id = DefaultFeature
 	}
-	f.loop = &loop{
+	f.changeLoop = &changeLoop{
 		s: s, runID: in.RunID, goal: in.Goal, repo: in.Repo, baseCommit: in.BaseCommit,
 		job:   job{id: id, task: horizon.FeatureTask(in.Goal, feat), title: feat.Title, kind: feat.Kind, paths: feat.Paths, lineCeiling: in.LineCeiling},
 		setup: in.Setup, limits: in.Limits.withDefaults(), paidQueue: in.PaidQueue, throttleAt: in.ThrottleAt,
 		prior: in.Prior, onBlocker: f.handOver,
 	}
 	if in.Budget != nil {
-		f.loop.deadline = in.Budget.Deadline
+		f.changeLoop.deadline = in.Budget.Deadline
 	}
 	if err := workflow.SetQueryHandler(ctx, QueryStatus, f.status); err != nil {
 		return nil, fmt.Errorf("register status query: %w", err)
@@ -167,7 +167,7 @@ func (f *featureRun) receiveControl(ctx workflow.Context) {
 
 func (f *featureRun) run(ctx workflow.Context) (*FeatureResult, error) {
 	st, in := &f.s.state, f.in
-	l := f.loop
+	l := f.changeLoop
 	if err := execute(ctx, l.bound(ctx, gitOptions("lane "+in.Feature.ID)), a.PrepareLane, activities.LaneInput{
 		RunID: in.RunID, Feature: in.Feature.ID, Repo: in.Repo, BaseCommit: in.BaseCommit, FromIntegration: true,
 	}, &l.lane); err != nil {
@@ -216,7 +216,7 @@ func (f *featureRun) next(ctx workflow.Context) (*FeatureResult, error) {
 	if strategy == horizon.StrategyDecomposition && f.in.Decompose && !f.decomposeTried {
 		f.decomposeTried = true
 		parts, err := f.decompose(ctx, count+1, prev)
-		if overBudget(ctx, f.loop.deadline, err) {
+		if overBudget(ctx, f.changeLoop.deadline, err) {
 			return f.result(FeatureOutcomeBudget, f.budgetReason(ctx, err)), nil
 		}
 		if err != nil {
@@ -234,14 +234,14 @@ func (f *featureRun) next(ctx workflow.Context) (*FeatureResult, error) {
 	if count > 0 {
 		guidance = strings.TrimSpace(horizon.StrategyGuidance(strategy) + "\n" + guidance)
 	}
-	attempted, done, err := f.loop.step(ctx, count+1, prev, guidance, strategy)
+	attempted, done, err := f.changeLoop.step(ctx, count+1, prev, guidance, strategy)
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) && app.Type() == FailureRunBlocked && st.Blocker != nil {
 		// No tier of the ladder can serve the feature: that is a
 		// platform limit with the ladder's reason as evidence.
 		f.blocked, err = st.Blocker, nil
 	}
-	if overBudget(ctx, f.loop.deadline, err) {
+	if overBudget(ctx, f.changeLoop.deadline, err) {
 		// An outage outlasted the budget: the one hard stop, not a failure.
 		return f.result(FeatureOutcomeBudget, f.budgetReason(ctx, err)), nil
 	}
@@ -269,7 +269,7 @@ func (f *featureRun) next(ctx workflow.Context) (*FeatureResult, error) {
 // feature: the budget, and what the feature was doing then, as recorded
 // (budgetContext).
 func (f *featureRun) budgetReason(ctx workflow.Context, err error) string {
-	why, over := f.in.Budget.Exceeded(workflow.Now(ctx), f.loop.spent())
+	why, over := f.in.Budget.Exceeded(workflow.Now(ctx), f.changeLoop.spent())
 	if !over && f.in.Budget != nil {
 		// The next try would fall after the deadline: the budget is spent.
 		why = fmt.Sprintf("run budget: time limit %s reached at %s", f.in.Budget.Time, f.in.Budget.Deadline.UTC().Format(time.RFC3339))
@@ -312,7 +312,7 @@ func (f *featureRun) continueAsNew(ctx workflow.Context) error {
 // plan, or with fewer than two parts, is no decomposition: the caller goes
 // on with a worker attempt under the decomposition strategy instead.
 func (f *featureRun) decompose(ctx workflow.Context, n int, prev *horizon.Attempt) ([]horizon.Feature, error) {
-	feat, l := f.soFar(), f.loop
+	feat, l := f.soFar(), f.changeLoop
 	model, queue, paid := l.setup.Models[horizon.RoleWorker], l.setup.queue(horizon.RoleWorker, l.paidQueue), l.setup.Paid[horizon.RoleWorker]
 	if s := l.setup; s.Lead != "" {
 		model, queue, paid = s.Lead, s.leadQueue(l.paidQueue), s.LeadPaid
@@ -353,12 +353,12 @@ func (f *featureRun) progress(ctx workflow.Context) {
 	}
 	// Not waited for: a lost progress signal costs only a stale status
 	// line; the feature's result carries every attempt anyway.
-	workflow.SignalExternalWorkflow(ctx, parent.ID, "", SignalProgress, Progress{Feature: f.loop.job.id, Attempt: *c})
+	workflow.SignalExternalWorkflow(ctx, parent.ID, "", SignalProgress, Progress{Feature: f.changeLoop.job.id, Attempt: *c})
 }
 
 // decide records a decision of the feature for the run to number and write.
 func (f *featureRun) decide(ctx workflow.Context, what, why string, evidence ...string) {
-	if d, ok := newDecision(ctx, f.loop.job.id, what, why, evidence...); ok {
+	if d, ok := newDecision(ctx, f.changeLoop.job.id, what, why, evidence...); ok {
 		f.res.Decisions = append(f.res.Decisions, d)
 	}
 }

@@ -281,7 +281,7 @@ func (p *plannedRun) plan(ctx workflow.Context, lanePath string) error {
 }
 
 // throttleLead weighs a planning session of a metered lead like the
-// auditor's (loop.throttled): near a ceiling (today's spend against the
+// auditor's (changeLoop.throttled): near a ceiling (today's spend against the
 // daily one, mostly: the run has spent little yet) the lead plans on the
 // local model that ranks for it, or the run pauses before the metered
 // call until a ceiling is raised.

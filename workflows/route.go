@@ -29,7 +29,7 @@ type plan struct {
 // ceiling to change (set-ceiling), or an hour (the day may have turned and
 // today's spend be lower), and asks again; a pause because no tier can
 // serve the card blocks the run with the ladder's reason as evidence.
-func (l *loop) route(ctx workflow.Context) (plan, error) {
+func (l *changeLoop) route(ctx workflow.Context) (plan, error) {
 	if l.setup.Tiers == nil {
 		return plan{model: l.setup.Models[horizon.RoleWorker], queue: l.setup.queue(horizon.RoleWorker, l.paidQueue), applier: activities.ApplierOpenCode}, nil
 	}
@@ -61,7 +61,7 @@ func (l *loop) route(ctx workflow.Context) (plan, error) {
 
 // spend gathers the figures the ladder weighs; today's spend across runs
 // comes from an activity (it is outside the workflow's own state).
-func (l *loop) spend(ctx workflow.Context) (ladder.Spend, error) {
+func (l *changeLoop) spend(ctx workflow.Context) (ladder.Spend, error) {
 	return spendOf(ctx, &l.s.state, l.spent(), l.throttleAt, l.deadline)
 }
 
@@ -93,7 +93,7 @@ func spendFigures(st *horizon.RunState, runSpent, throttleAt float64) ladder.Spe
 
 // retrieve runs a read-only explore session at the ladder's tier to find
 // what the unresolved names of the last attempt are, for the next brief.
-func (l *loop) retrieve(ctx workflow.Context, n int, prev *horizon.Attempt, p plan) error {
+func (l *changeLoop) retrieve(ctx workflow.Context, n int, prev *horizon.Attempt, p plan) error {
 	st := &l.s.state
 	st.Attempts = append(st.Attempts, horizon.Attempt{
 		N: n, Action: actionRetrieve, Tier: p.tier.String(), Applier: "opencode (read-only)", Route: p.reason,

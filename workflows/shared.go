@@ -21,11 +21,11 @@
 //     activations, cancelled like a task.
 //
 // The verified-change loop itself (route, worker, gate, audit, commit) is
-// loop.go, routed by the ladder in route.go; singleRun and featureRun drive
+// change_loop.go, routed by the ladder in route.go; singleRun and featureRun drive
 // it. Every wait (pause, ceiling, blocker, approval) goes through
 // runStatus.waitIn (status.go); the run's own ceiling stops it in
-// loop.ready, the ladder's spend policy (day ceiling, throttle) in
-// loop.route. The status query and the pause and ceiling updates every run
+// changeLoop.ready, the ladder's spend policy (day ceiling, throttle) in
+// changeLoop.route. The status query and the pause and ceiling updates every run
 // has are controls.go.
 package workflows
 
@@ -181,7 +181,7 @@ const (
 	changeResearchModel = "research-model"
 	// changeAskedBlocker blocks a feature whose worker asks the same
 	// question or is denied the same permission on a second attempt, or
-	// asks and reports blocked (loop.askedBlocker).
+	// asks and reports blocked (changeLoop.askedBlocker).
 	changeAskedBlocker = "asked-blocker"
 	// changePlanLane removes a plan's lane (horizon plan, a supervisor's
 	// decomposition) when the lead is done.

@@ -16,9 +16,9 @@ import (
 // failed attempt's evidence handed to the next. A typed blocker pauses the
 // run until a person unblocks it.
 type singleRun struct {
-	s    *runStatus
-	in   RunInput
-	loop *loop // built once preflight has resolved the models
+	s          *runStatus
+	in         RunInput
+	changeLoop *changeLoop // built once preflight has resolved the models
 	// note is a person's unblock note, handed to the next attempt.
 	note string
 }
@@ -48,7 +48,7 @@ func (r *singleRun) run(ctx workflow.Context) (*horizon.RunState, error) {
 	}
 	st := &r.s.state
 	for n := 1; n <= st.MaxAttempts; {
-		if err := r.loop.ready(ctx); err != nil {
+		if err := r.changeLoop.ready(ctx); err != nil {
 			return r.s.fail(ctx, err)
 		}
 		prev, guidance := previous(st.Attempts)
@@ -56,7 +56,7 @@ func (r *singleRun) run(ctx workflow.Context) (*horizon.RunState, error) {
 			guidance = strings.TrimSpace(r.note + "\n\n" + guidance)
 			r.note = ""
 		}
-		attempted, done, err := r.loop.step(ctx, n, prev, guidance, "")
+		attempted, done, err := r.changeLoop.step(ctx, n, prev, guidance, "")
 		if attempted {
 			n++
 		}
@@ -89,7 +89,7 @@ func (r *singleRun) prepare(ctx workflow.Context) error {
 		models = map[horizon.Role]string{horizon.RoleWorker: in.Model, horizon.RoleAuditor: in.Model}
 	}
 	st.Models, st.Model, st.Gate = models, models[horizon.RoleWorker], pre.GateRecord
-	r.loop = &loop{
+	r.changeLoop = &changeLoop{
 		s: r.s, runID: in.RunID, goal: in.Goal, repo: in.Repo, baseCommit: in.BaseCommit,
 		job:    job{id: DefaultFeature, task: in.Goal, kind: in.Kind, lineCeiling: in.LineCeiling},
 		setup:  Setup{Models: models, Paid: pre.Paid, Tiers: pre.Tiers, LocalContext: pre.LocalContext, Local: pre.Local, Gate: pre.GateRecord},
@@ -100,10 +100,10 @@ func (r *singleRun) prepare(ctx workflow.Context) error {
 	r.s.phase(ctx, horizon.PhaseLane)
 	if err := execute(ctx, gitOptions("lane "+DefaultFeature), a.PrepareLane, activities.LaneInput{
 		RunID: in.RunID, Feature: DefaultFeature, Repo: in.Repo, BaseCommit: in.BaseCommit,
-	}, &r.loop.lane); err != nil {
+	}, &r.changeLoop.lane); err != nil {
 		return err
 	}
-	st.Lane, st.LaneBranch = r.loop.lane.Path, r.loop.lane.Branch
+	st.Lane, st.LaneBranch = r.changeLoop.lane.Path, r.changeLoop.lane.Branch
 
 	// Runs started before the baseline existed replay without it.
 	if workflow.GetVersion(ctx, changeBaselineGate, workflow.DefaultVersion, 1) < 1 {
@@ -111,9 +111,9 @@ func (r *singleRun) prepare(ctx workflow.Context) error {
 	}
 	r.s.phase(ctx, horizon.PhaseBaseline)
 	var baseline horizon.GateRun
-	if err := execute(ctx, gateOptions(r.loop.limits, "baseline gate · "+DefaultFeature), a.RunGate, judged(ctx, activities.GateInput{
-		RunID: in.RunID, Feature: DefaultFeature, Attempt: 0, Repo: in.Repo, Lane: r.loop.lane.Path, BaseCommit: in.BaseCommit, Timeout: r.loop.limits.GateTimeout,
-	}, pre.GateRecord, r.loop.limits, nil), &baseline); err != nil {
+	if err := execute(ctx, gateOptions(r.changeLoop.limits, "baseline gate · "+DefaultFeature), a.RunGate, judged(ctx, activities.GateInput{
+		RunID: in.RunID, Feature: DefaultFeature, Attempt: 0, Repo: in.Repo, Lane: r.changeLoop.lane.Path, BaseCommit: in.BaseCommit, Timeout: r.changeLoop.limits.GateTimeout,
+	}, pre.GateRecord, r.changeLoop.limits, nil), &baseline); err != nil {
 		return err
 	}
 	st.Baseline = &baseline

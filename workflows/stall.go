@@ -52,7 +52,7 @@ func (f *featureRun) backOff(ctx workflow.Context) (waited bool, res *FeatureRes
 	if !f.stall.on {
 		return false, nil, nil
 	}
-	st, id, policy := &f.s.state, f.loop.job.id, f.in.Stall.WithDefaults()
+	st, id, policy := &f.s.state, f.changeLoop.job.id, f.in.Stall.WithDefaults()
 	v := policy.Judge(id, st.Attempts, f.stall.since)
 	if v.Stall == nil {
 		return false, nil, nil
@@ -71,7 +71,7 @@ func (f *featureRun) backOff(ctx workflow.Context) (waited bool, res *FeatureRes
 		return false, nil, nil
 	}
 	wait := v.Until.Sub(now)
-	if d := f.loop.deadline; !d.IsZero() {
+	if d := f.changeLoop.deadline; !d.IsZero() {
 		if left := d.Sub(now); left < wait {
 			wait = max(left, time.Millisecond)
 		}
@@ -95,7 +95,7 @@ func (f *featureRun) tellBackoff(ctx workflow.Context, bo *horizon.Backoff) {
 	if parent == nil {
 		return
 	}
-	workflow.SignalExternalWorkflow(ctx, parent.ID, "", SignalProgress, Progress{Feature: f.loop.job.id, Backoff: bo})
+	workflow.SignalExternalWorkflow(ctx, parent.ID, "", SignalProgress, Progress{Feature: f.changeLoop.job.id, Backoff: bo})
 }
 
 // unblocked takes a person's unblock of this feature while it backs off

@@ -32,7 +32,7 @@ type session struct {
 // metered role uses the local model that ranks for it, and with none the
 // run pauses until a ceiling is raised. So a ceiling is never passed by
 // more than the one metered call in flight when it was reached.
-func (l *loop) throttled(ctx workflow.Context, role horizon.Role, metered session, paid bool) (grant, error) {
+func (l *changeLoop) throttled(ctx workflow.Context, role horizon.Role, metered session, paid bool) (grant, error) {
 	if !paid || workflow.GetVersion(ctx, changeThrottleRoles, workflow.DefaultVersion, 1) < 1 {
 		return unchecked(metered), nil
 	}
@@ -43,7 +43,7 @@ func (l *loop) throttled(ctx workflow.Context, role horizon.Role, metered sessio
 
 // authority is the loop's spend authority: the run's status and
 // ceilings, the local models of its roles, the feature as the subject.
-func (l *loop) authority() authority {
+func (l *changeLoop) authority() authority {
 	return authority{s: l.s, local: l.setup.Local, throttleAt: l.throttleAt, subject: l.job.id, spend: l.spend}
 }
 
@@ -54,7 +54,7 @@ func (l *loop) authority() authority {
 // and the reader's tier) through the ladder, authority.grant (the
 // auditor, the lead, plans, loops, tasks), authority.beside (the
 // watchdog); awaitRaise is the one wait for a ceiling to be raised.
-// loop.ready stops the run at its own ceiling before any of them.
+// changeLoop.ready stops the run at its own ceiling before any of them.
 
 // awaitRaise tells a person the run is paused on spend (why) and waits,
 // paused, until a ceiling (the run's or the day's) changes, or an hour:

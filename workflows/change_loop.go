@@ -14,14 +14,14 @@ import (
 	"github.com/horizon/horizon/ladder"
 )
 
-// loop is the verified-change loop of one feature: each step is routed
+// changeLoop is the verified-change loop of one feature: each step is routed
 // (route.go), then a worker changes the lane, the gate runs, an
 // independent auditor judges the change and, accepted, it is committed
 // onto the integration branch. Whether a change is done is decided by the
 // gate and the auditor, never by the worker. The one-feature run and
 // FeatureWorkflow each drive a loop; what happens on a typed blocker is
 // theirs to say (onBlocker).
-type loop struct {
+type changeLoop struct {
 	s          *runStatus
 	runID      string
 	goal       string // the run's goal, for the reader
@@ -44,12 +44,12 @@ type loop struct {
 }
 
 // bound bounds an activity of the loop by the run's deadline.
-func (l *loop) bound(ctx workflow.Context, o workflow.ActivityOptions) workflow.ActivityOptions {
+func (l *changeLoop) bound(ctx workflow.Context, o workflow.ActivityOptions) workflow.ActivityOptions {
 	return budgeted(ctx, l.deadline, o)
 }
 
 // spent is the run's spend so far, as ceilings and the ladder see it.
-func (l *loop) spent() float64 { return l.prior + l.s.state.Usage.Cost }
+func (l *changeLoop) spent() float64 { return l.prior + l.s.state.Usage.Cost }
 
 // ready waits until the next step may start: while a person has paused
 // the run, and while its spend is at or over its ceiling, until the
@@ -57,7 +57,7 @@ func (l *loop) spent() float64 { return l.prior + l.s.state.Usage.Cost }
 // run keeps its place and costs nothing while it waits. This is where the
 // run's own ceiling stops it; route pauses for what only the ladder
 // weighs (the day's spend, the throttle).
-func (l *loop) ready(ctx workflow.Context) error {
+func (l *changeLoop) ready(ctx workflow.Context) error {
 	if err := l.s.holdIfPaused(ctx); err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func (l *loop) ready(ctx workflow.Context) error {
 // step routes and runs attempt n (or a retrieval step before it, which
 // returns attempted=false). done is true once the change is committed or
 // the loop must stop (a blocker its owner takes over).
-func (l *loop) step(ctx workflow.Context, n int, prev *horizon.Attempt, guidance string, strategy horizon.Strategy) (attempted, done bool, err error) {
+func (l *changeLoop) step(ctx workflow.Context, n int, prev *horizon.Attempt, guidance string, strategy horizon.Strategy) (attempted, done bool, err error) {
 	st := &l.s.state
 	p, err := l.route(ctx)
 	if err != nil {
@@ -105,7 +105,7 @@ func (l *loop) step(ctx workflow.Context, n int, prev *horizon.Attempt, guidance
 // attempt runs change → gate → auditor → commit, each ending the attempt
 // when it says no. It returns done=true once the change is committed, or
 // once the owner of the loop took over a blocker and ends the loop.
-func (l *loop) attempt(ctx workflow.Context, n int, prev *horizon.Attempt, p plan) (bool, error) {
+func (l *changeLoop) attempt(ctx workflow.Context, n int, prev *horizon.Attempt, p plan) (bool, error) {
 	l.s.phase(ctx, horizon.PhaseWorking)
 	reported, err := l.change(ctx, n, prev, p)
 	if b, ok := l.refused(err); ok {
@@ -145,7 +145,7 @@ func (l *loop) attempt(ctx workflow.Context, n int, prev *horizon.Attempt, p pla
 // worker session (at T2 briefed by the reader's diagnosis). reported is
 // false when the worker gave no valid report: a protocol error, which is
 // not gated.
-func (l *loop) change(ctx workflow.Context, n int, prev *horizon.Attempt, p plan) (reported bool, err error) {
+func (l *changeLoop) change(ctx workflow.Context, n int, prev *horizon.Attempt, p plan) (reported bool, err error) {
 	if p.routed && p.tier == ladder.T0 {
 		return true, l.codemods(ctx, n)
 	}
@@ -202,7 +202,7 @@ func (l *loop) change(ctx workflow.Context, n int, prev *horizon.Attempt, p plan
 // off a session's error: the attempt ends blocked with the blocker the
 // activity built from the provider's words, and the loop's owner takes it
 // over like a worker's blocker. Retrying cannot lift it; a person can.
-func (l *loop) refused(err error) (horizon.Blocker, bool) {
+func (l *changeLoop) refused(err error) (horizon.Blocker, bool) {
 	var app *temporal.ApplicationError
 	if !errors.As(err, &app) || app.Type() != activities.ErrTypeProviderRefused {
 		return horizon.Blocker{}, false
@@ -233,7 +233,7 @@ func sessionFailed(err error) (string, bool) {
 
 // codemods applies the repository's deterministic codemods: no model, no
 // session; the gate and the auditor judge the result like any other.
-func (l *loop) codemods(ctx workflow.Context, n int) error {
+func (l *changeLoop) codemods(ctx workflow.Context, n int) error {
 	var cm activities.CodemodOutput
 	if err := execute(ctx, l.bound(ctx, gitOptions(fmt.Sprintf("codemods · %s · attempt %d", l.job.id, n))), a.Codemod, activities.CodemodInput{
 		RunID: l.runID, Attempt: n, Lane: l.lane.Path,
@@ -250,7 +250,7 @@ func (l *loop) codemods(ctx workflow.Context, n int) error {
 
 // diagnose has the reader tier (text only, no lane writes) say what to
 // change; its text is the worker's guidance.
-func (l *loop) diagnose(ctx workflow.Context, n int, prev *horizon.Attempt, g grant) (string, error) {
+func (l *changeLoop) diagnose(ctx workflow.Context, n int, prev *horizon.Attempt, g grant) (string, error) {
 	var d activities.DiagnoseOutput
 	if err := g.call(ctx, l.bound(ctx, sessionOptions(l.limits, fmt.Sprintf("reader · %s · attempt %d", l.job.id, n), g.queue)), a.Diagnose, activities.DiagnoseInput{
 		RunID: l.runID, Feature: l.job.id, Attempt: n, Goal: l.goal, Lane: l.lane.Path, BaseCommit: l.baseCommit, Prev: prev,
@@ -265,7 +265,7 @@ func (l *loop) diagnose(ctx workflow.Context, n int, prev *horizon.Attempt, g gr
 // blocker reads a worker's claim to be blocked. Only a typed blocker with
 // concrete evidence stops the attempt (ok); any other claim is recorded
 // and the gate decides.
-func (l *loop) blocker() (horizon.Blocker, bool) {
+func (l *changeLoop) blocker() (horizon.Blocker, bool) {
 	c := l.s.state.Current()
 	rep := c.Report
 	if rep == nil || rep.Status != horizon.ReportBlocked {
@@ -285,7 +285,7 @@ func (l *loop) blocker() (horizon.Blocker, bool) {
 // asked and then reported blocked), so a worker that needs a person
 // pauses the feature instead of burning attempts. The attempt still
 // records what it asked when it goes on.
-func (l *loop) askedBlocker(ctx workflow.Context) (horizon.Blocker, bool) {
+func (l *changeLoop) askedBlocker(ctx workflow.Context) (horizon.Blocker, bool) {
 	st := &l.s.state
 	c := st.Current()
 	if c == nil || len(c.Asked) == 0 {
@@ -300,7 +300,7 @@ func (l *loop) askedBlocker(ctx workflow.Context) (horizon.Blocker, bool) {
 }
 
 // gate runs the repository's gate on the lane; its receipt is evidence.
-func (l *loop) gate(ctx workflow.Context, n int) (passed bool, err error) {
+func (l *changeLoop) gate(ctx workflow.Context, n int) (passed bool, err error) {
 	l.s.phase(ctx, horizon.PhaseGate)
 	var g horizon.GateRun
 	if err := execute(ctx, l.bound(ctx, gateOptions(l.limits, fmt.Sprintf("gate · %s · attempt %d", l.job.id, n))), a.RunGate, judged(ctx, activities.GateInput{
@@ -319,7 +319,7 @@ func (l *loop) gate(ctx workflow.Context, n int) (passed bool, err error) {
 }
 
 // audit has an independent auditor judge the gated change.
-func (l *loop) audit(ctx workflow.Context, n int) (accepted bool, err error) {
+func (l *changeLoop) audit(ctx workflow.Context, n int) (accepted bool, err error) {
 	l.s.phase(ctx, horizon.PhaseAudit)
 	gateRun := l.s.state.Current().Gate
 	ses, err := l.throttled(ctx, horizon.RoleAuditor, session{model: l.setup.Models[horizon.RoleAuditor], queue: l.setup.queue(horizon.RoleAuditor, l.paidQueue)}, l.setup.Paid[horizon.RoleAuditor])
@@ -358,7 +358,7 @@ func (l *loop) audit(ctx workflow.Context, n int) (accepted bool, err error) {
 }
 
 // commit puts the accepted change onto the run's integration branch.
-func (l *loop) commit(ctx workflow.Context, n int) error {
+func (l *changeLoop) commit(ctx workflow.Context, n int) error {
 	st := &l.s.state
 	l.s.phase(ctx, horizon.PhaseCommit)
 	var commit activities.CommitOutput
@@ -429,7 +429,7 @@ func appendMoved(have []string, moved string) []string {
 // the research role's best model of its tier (zilX: research is its own
 // role, ranked for external documentation and primary sources), when
 // preflight found one; the tier's cost class, and so its queue, stay.
-func (l *loop) researchModel(ctx workflow.Context, p plan, strategy horizon.Strategy) plan {
+func (l *changeLoop) researchModel(ctx workflow.Context, p plan, strategy horizon.Strategy) plan {
 	if !p.routed || strategy != horizon.StrategyResearch {
 		return p
 	}
