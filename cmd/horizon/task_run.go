@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+
+	"github.com/horizon/horizon/internal/core"
+	"github.com/horizon/horizon/workflows"
+)
+
+type taskRunOptions struct {
+	app        *app
+	specialist string
+	prompt     string
+	background bool
+	json       bool
+}
+
+func newTaskRunCmd(a *app, runF func(context.Context, *taskRunOptions) error) *cobra.Command {
+	o := &taskRunOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   `run SPECIALIST [--repo DIR] [--background] "<prompt>"`,
+		Short: "Start a specialist on a prompt; follow its output unless --background (Ctrl-C detaches)",
+		Args:  minArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.specialist = args[0]
+			o.prompt = strings.TrimSpace(strings.Join(args[1:], " "))
+			if o.prompt == "" {
+				return usagef("task run: %v", core.ErrEmptyPrompt)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return taskRun(cmd.Context(), o)
+		},
+	}
+	cmd.Flags().BoolVarP(&o.background, "background", "b", false, "start the task and print its ID; do not follow it")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the task's metadata as JSON once started (--background) or ended ({id, status, specialist, model, session, branch, ...})")
+	return cmd
+}
+
+func taskRun(ctx context.Context, o *taskRunOptions) error {
+	a := o.app
+	info, err := inspectRepo(ctx, a.repoDir)
+	if err != nil {
+		return err
+	}
+	dirs := a.specialistDirs()
+	if _, err := core.TaskSpecialist(dirs, o.specialist); err != nil {
+		return taskError(err)
+	}
+	return a.withEngine(ctx, true, func(c client.Client) error {
+		t := a.tasks(c)
+		meta, err := t.Start(ctx, core.TaskRequest{
+			Specialist: o.specialist, Prompt: o.prompt, Repo: info.Root, BaseCommit: info.Head,
+			Model: a.cfg.Models.Default, ModelsFile: a.cfg.Models.File, Dirs: dirs,
+			Limits: workflows.Limits{SessionTimeout: a.cfg.Agent.SessionTimeout, HeartbeatTimeout: a.cfg.Agent.HeartbeatTimeout},
+		})
+		if err != nil {
+			return taskError(err)
+		}
+		if o.background {
+			if o.json {
+				return json.NewEncoder(a.out).Encode(meta)
+			}
+			fmt.Fprintln(a.out, meta.ID)
+			fmt.Fprintf(a.errOut, "task %s started (%s); `horizon task output %s --follow` to watch, `horizon task stop %s` to stop it\n", meta.ID, meta.Specialist, meta.ID, meta.ID)
+			return nil
+		}
+		fmt.Fprintf(a.errOut, "task %s started (%s); Ctrl-C stops following, the task goes on\n", meta.ID, meta.Specialist)
+		return a.followTask(ctx, t, meta.ID, o.json)
+	})
+}
