@@ -7,7 +7,6 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/horizon"
@@ -110,26 +109,7 @@ type consoleBackend struct {
 }
 
 func (b consoleBackend) Runs(ctx context.Context) ([]console.RunRow, error) {
-	exs, err := core.Reader{Client: b.c, Namespace: b.namespace}.List(ctx, workflows.RunWorkflowName, "", consoleRuns)
-	if err != nil {
-		return nil, err
-	}
-	rows := make([]console.RunRow, 0, len(exs))
-	for _, ex := range exs {
-		s := core.StateFromMemo(ex.ID, ex.Memo)
-		r := console.RunRow{ID: ex.ID, Goal: s.Goal, Repo: s.Repo, StartedAt: ex.StartedAt, ClosedAt: ex.ClosedAt}
-		switch ex.Status {
-		case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
-			r.Open = true
-		case enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED:
-			r.Cancelled = true
-		case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
-		default:
-			r.Failed = true
-		}
-		rows = append(rows, r)
-	}
-	return rows, nil
+	return core.Reader{Client: b.c, Namespace: b.namespace}.Runs(ctx, "", consoleRuns)
 }
 
 func (b consoleBackend) Run(ctx context.Context, id string) (console.RunDetail, error) {

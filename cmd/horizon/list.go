@@ -7,7 +7,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/horizon"
@@ -115,10 +114,9 @@ func noRuns(status, repo string) string {
 func fillListed(ctx context.Context, c client.Client, r *listedRun) {
 	s, _, err := fetchState(ctx, c, r.RunID)
 	if err != nil {
-		switch r.Engine {
-		case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
+		if r.open {
 			r.Status = horizon.StatusRunning
-		default:
+		} else {
 			r.Status = horizon.StatusFailed
 		}
 		return

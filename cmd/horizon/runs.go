@@ -8,12 +8,10 @@ import (
 	"strings"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/core"
-	"github.com/horizon/horizon/workflows"
 )
 
 // fetchState returns a run's state (internal/core reads it: from the
@@ -36,31 +34,30 @@ func fetchState(ctx context.Context, c client.Client, id string) (*horizon.RunSt
 // listRuns returns horizon runs, newest first; a run that continued as new
 // is listed once, started when its oldest history did.
 func listRuns(ctx context.Context, c client.Client, namespace, extra string, limit int) ([]listedRun, error) {
-	exs, err := core.Reader{Client: c, Namespace: namespace}.List(ctx, workflows.RunWorkflowName, extra, limit)
+	rows, err := core.Reader{Client: c, Namespace: namespace}.Runs(ctx, extra, limit)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]listedRun, 0, len(exs))
-	for _, ex := range exs {
-		s := core.StateFromMemo(ex.ID, ex.Memo)
-		out = append(out, listedRun{
-			RunID: s.RunID, Goal: s.Goal, Repo: s.Repo, Branch: s.Branch,
-			Engine: ex.Status, StartedAt: ex.StartedAt,
-		})
+	out := make([]listedRun, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, listedRun{RunID: r.ID, Goal: r.Goal, Repo: r.Repo, Branch: r.Branch, StartedAt: r.StartedAt, open: r.Open()})
 	}
 	return out, nil
 }
 
+// listedRun is a line of `horizon list`: the core's run row with what the
+// run's state adds (its status, attempts and cost). Its JSON is the
+// command's output, kept as it was.
 type listedRun struct {
-	RunID     string                          `json:"run_id"`
-	Status    horizon.Status                  `json:"status"`
-	Goal      string                          `json:"goal"`
-	Repo      string                          `json:"repo"`
-	Branch    string                          `json:"branch"`
-	Attempts  int                             `json:"attempts"`
-	Cost      float64                         `json:"cost"`
-	StartedAt time.Time                       `json:"started_at"`
-	Engine    enumspb.WorkflowExecutionStatus `json:"-"`
+	RunID     string         `json:"run_id"`
+	Status    horizon.Status `json:"status"`
+	Goal      string         `json:"goal"`
+	Repo      string         `json:"repo"`
+	Branch    string         `json:"branch"`
+	Attempts  int            `json:"attempts"`
+	Cost      float64        `json:"cost"`
+	StartedAt time.Time      `json:"started_at"`
+	open      bool           // the engine still runs it
 }
 
 // latestRun is the newest run's ID.

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/horizon"
@@ -136,29 +135,8 @@ func (b *webBackend) reader() core.Reader {
 	return core.Reader{Client: b.c, Namespace: b.a.cfg.Temporal.Namespace}
 }
 
-// engineStatus names a workflow's status as the API says it.
-var engineStatus = map[enumspb.WorkflowExecutionStatus]string{
-	enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:          "running",
-	enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:        "completed",
-	enumspb.WORKFLOW_EXECUTION_STATUS_FAILED:           "failed",
-	enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED:         "cancelled",
-	enumspb.WORKFLOW_EXECUTION_STATUS_TERMINATED:       "terminated",
-	enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW: "running",
-	enumspb.WORKFLOW_EXECUTION_STATUS_TIMED_OUT:        "timed_out",
-	enumspb.WORKFLOW_EXECUTION_STATUS_PAUSED:           "paused",
-}
-
 func (b *webBackend) Runs(ctx context.Context) ([]web.RunRow, error) {
-	exs, err := b.reader().List(ctx, workflows.RunWorkflowName, "", webRuns)
-	if err != nil {
-		return nil, err
-	}
-	rows := make([]web.RunRow, 0, len(exs))
-	for _, ex := range exs {
-		s := core.StateFromMemo(ex.ID, ex.Memo)
-		rows = append(rows, web.RunRow{ID: ex.ID, Goal: s.Goal, Repo: s.Repo, Status: engineStatus[ex.Status], StartedAt: ex.StartedAt, ClosedAt: ex.ClosedAt})
-	}
-	return rows, nil
+	return b.reader().Runs(ctx, "", webRuns)
 }
 
 func (b *webBackend) Run(ctx context.Context, id string) (*horizon.RunState, bool, error) {

@@ -2,9 +2,9 @@ package console
 
 import (
 	"context"
-	"time"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/core"
 )
 
 // Backend is everything the console reads from and does to horizon. The
@@ -41,18 +41,8 @@ type Backend interface {
 	ApproveQueued(ctx context.Context, supervisor, entry string) error
 }
 
-// RunRow is a run as the engine's visibility store lists it: what is
-// known without asking the run.
-type RunRow struct {
-	ID        string
-	Goal      string
-	Repo      string
-	Open      bool // the engine still runs it (running, blocked, waiting, paused)
-	Failed    bool // closed other than completed or cancelled, per the engine
-	Cancelled bool
-	StartedAt time.Time
-	ClosedAt  time.Time
-}
+// RunRow is a run as the engine lists it: the core's one run row.
+type RunRow = core.RunRow
 
 // RunDetail is one run's state as its status query (or its result, once
 // closed) gives it.

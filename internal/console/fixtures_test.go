@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/core"
 )
 
 // at is the fixture's "now": every answer arrives then.
@@ -102,9 +103,9 @@ type fake struct {
 func newFake() *fake {
 	return &fake{
 		rows: []RunRow{
-			{ID: completedID, Goal: "Fix the failing date test", Repo: "/home/ann/src/reports", StartedAt: at.Add(-12 * time.Hour), ClosedAt: at.Add(-11 * time.Hour)},
-			{ID: waitingID, Goal: waitingRun().Goal, Repo: "/home/ann/src/tools", Open: true, StartedAt: at.Add(-90 * time.Minute)},
-			{ID: blockedID, Goal: "Export reports as CSV", Repo: "/home/ann/src/reports", Open: true, StartedAt: at.Add(-150 * time.Minute)},
+			{ID: completedID, Goal: "Fix the failing date test", Repo: "/home/ann/src/reports", Status: core.EngineCompleted, StartedAt: at.Add(-12 * time.Hour), ClosedAt: at.Add(-11 * time.Hour)},
+			{ID: waitingID, Goal: waitingRun().Goal, Repo: "/home/ann/src/tools", Status: core.EngineRunning, StartedAt: at.Add(-90 * time.Minute)},
+			{ID: blockedID, Goal: "Export reports as CSV", Repo: "/home/ann/src/reports", Status: core.EngineRunning, StartedAt: at.Add(-150 * time.Minute)},
 		},
 		states: map[string]*horizon.RunState{waitingID: waitingRun(), blockedID: blockedRun(), completedID: completedRun()},
 		advice: map[string][]AdvisorNote{blockedID: {

@@ -264,8 +264,8 @@ func (m Model) listed(msg listMsg) (tea.Model, tea.Cmd) {
 		}
 		c := m.states[r.ID]
 		switch {
-		case c == nil, c.open != r.Open:
-		case r.Open && msg.at.Sub(c.at) >= m.opts.StaleAfter && budget > 0:
+		case c == nil, c.open != r.Open():
+		case r.Open() && msg.at.Sub(c.at) >= m.opts.StaleAfter && budget > 0:
 			budget--
 		default:
 			continue
@@ -284,9 +284,9 @@ func orderRows(rows []RunRow) []RunRow {
 	out := slices.Clone(rows)
 	slices.SortStableFunc(out, func(a, b RunRow) int {
 		switch {
-		case a.Open == b.Open:
+		case a.Open() == b.Open():
 			return 0
-		case a.Open:
+		case a.Open():
 			return -1
 		}
 		return 1
@@ -311,7 +311,7 @@ func (m Model) readShown(age time.Duration) tea.Cmd {
 func (m Model) isOpen(id string) bool {
 	for _, r := range m.rows {
 		if r.ID == id {
-			return r.Open
+			return r.Open()
 		}
 	}
 	return false

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/internal/golden"
 )
 
@@ -237,8 +238,7 @@ func TestListingReadsOnlyWhatChanged(t *testing.T) {
 	m = step(t, m, runMsg{id: waitingID, detail: d, at: at.Add(3 * time.Second)})
 
 	closed := slices.Clone(f.rows)
-	closed[2].Open = false // the blocked run was cancelled elsewhere
-	closed[2].Cancelled = true
+	closed[2].Status = core.EngineCancelled // the blocked run was cancelled elsewhere
 	m = step(t, m, listMsg{rows: closed, at: at.Add(4 * time.Second)})
 	require.Equal(t, []string{blockedID}, keys(m.reading), "a run that closed is read once more")
 	m = step(t, m, runMsg{id: blockedID, detail: d, at: at.Add(4 * time.Second)})

@@ -27,7 +27,7 @@ const (
 func Needs(rows []RunRow, states map[string]*horizon.RunState, sups []horizon.SupervisorState) []Need {
 	var open []*horizon.RunState
 	for _, r := range rows {
-		if s := states[r.ID]; r.Open && s != nil {
+		if s := states[r.ID]; r.Open() && s != nil {
 			open = append(open, s)
 		}
 	}

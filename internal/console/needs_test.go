@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/core"
 )
 
 func TestNeeds(t *testing.T) {
@@ -42,7 +43,7 @@ func TestNeeds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Needs([]RunRow{{ID: "run-1", Open: tt.open}}, map[string]*horizon.RunState{"run-1": tt.state}, nil)
+			got := Needs([]RunRow{{ID: "run-1", Status: status(tt.open)}}, map[string]*horizon.RunState{"run-1": tt.state}, nil)
 			require.Equal(t, tt.want, got)
 		})
 	}
@@ -57,4 +58,12 @@ func TestNeedsOrder(t *testing.T) {
 		kinds = append(kinds, n.Kind)
 	}
 	require.Equal(t, []NeedKind{NeedApproval, NeedBlocker, NeedStalled}, kinds)
+}
+
+// status is the engine's word for a run open or closed.
+func status(open bool) string {
+	if open {
+		return core.EngineRunning
+	}
+	return core.EngineCompleted
 }

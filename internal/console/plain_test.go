@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/internal/golden"
 )
 
@@ -32,7 +33,7 @@ func TestPrintNoRuns(t *testing.T) {
 // half.
 func TestPrintReadError(t *testing.T) {
 	f := newFake()
-	f.rows = append(f.rows, RunRow{ID: "run-20261201-090000-dd44dd", Open: true})
+	f.rows = append(f.rows, RunRow{ID: "run-20261201-090000-dd44dd", Status: core.EngineRunning})
 	var out bytes.Buffer
 	err := Print(context.Background(), &out, f)
 	require.ErrorContains(t, err, `read run run-20261201-090000-dd44dd: no run "run-20261201-090000-dd44dd"`)

@@ -17,11 +17,11 @@ import (
 func runCells(r RunRow, s *horizon.RunState) (status, phase, progress, cost string) {
 	if s == nil {
 		switch {
-		case r.Open:
+		case r.Open():
 			status = "running"
-		case r.Cancelled:
+		case r.Cancelled():
 			status = "cancelled"
-		case r.Failed:
+		case r.Failed():
 			status = "failed"
 		default:
 			status = "closed"
@@ -29,7 +29,7 @@ func runCells(r RunRow, s *horizon.RunState) (status, phase, progress, cost stri
 		return status, "…", "", ""
 	}
 	status = string(s.Status)
-	if r.Open && s.Paused {
+	if r.Open() && s.Paused {
 		status = "paused"
 	}
 	phase = string(s.Phase)
@@ -69,7 +69,7 @@ func detailLines(r RunRow, d *RunDetail, onScreen bool) []string {
 	if onScreen {
 		v.receipts = 10
 	}
-	lines := v.summary(s, d.Live, r.Open)
+	lines := v.summary(s, d.Live, r.Open())
 	if s.Plan != nil {
 		lines = append(lines, v.plan(s.Plan)...)
 	} else {

@@ -46,17 +46,8 @@ type Core interface {
 	QueueMove(ctx context.Context, repo, id string) (*horizon.SupervisorState, error)
 }
 
-// RunRow is a run as the engine lists it.
-type RunRow struct {
-	ID        string    `json:"id"`
-	Goal      string    `json:"goal"`
-	Repo      string    `json:"repo"`
-	Status    string    `json:"status"` // the engine's: running, completed, failed, cancelled, terminated, timed_out
-	StartedAt time.Time `json:"started_at"`
-	ClosedAt  time.Time `json:"closed_at,omitzero"`
-	// UI is the run's page in the Temporal Web UI ("" when it has none).
-	UI string `json:"ui,omitempty"`
-}
+// RunRow is a run as the engine lists it: the core's one run row.
+type RunRow = core.RunRow
 
 // Report is a daily report in both its forms.
 type Report struct {
