@@ -19,6 +19,7 @@ import (
 	"github.com/horizon/horizon/internal/agent"
 	"github.com/horizon/horizon/internal/notify"
 	"github.com/horizon/horizon/internal/reader"
+	"github.com/horizon/horizon/internal/textio"
 )
 
 // Sessions runs agent sessions; *agent.Server satisfies it once started, the
@@ -77,12 +78,8 @@ func writeArtifact(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("write artifact %s: %w", path, err)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return fmt.Errorf("write artifact %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write artifact %s: %w", path, err)
+	if err := textio.WriteAtomic(path, data, 0o600); err != nil {
+		return fmt.Errorf("write artifact: %w", err)
 	}
 	return nil
 }

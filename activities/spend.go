@@ -9,8 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
+
+	"github.com/horizon/horizon/internal/textio"
 )
 
 // spendRecord is one metered cost, appended to $HORIZON_HOME/spend/<UTC
@@ -37,29 +38,17 @@ func (a *Activities) recordSpend(run, key string, cost float64) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("record spend: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
-	if err != nil {
-		return fmt.Errorf("record spend: %w", err)
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		return fmt.Errorf("record spend: lock %s: %w", path, err)
-	}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var r spendRecord
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Key == key {
-			return nil
-		}
-	}
 	b, err := json.Marshal(spendRecord{Key: key, Run: run, Cost: cost, At: now.UTC()})
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
+	if _, err := textio.AppendOnce(path, 0o600, b, func(old []byte) bool {
+		var r spendRecord
+		return json.Unmarshal(old, &r) == nil && r.Key == key
+	}); err != nil {
 		return fmt.Errorf("record spend: %w", err)
 	}
-	return f.Sync()
+	return nil
 }
 
 // DaySpend is what all runs of this home spent today (UTC), for the

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/textio"
 )
 
 // Files reads a lane file by its slash-separated path relative to the
@@ -62,7 +63,7 @@ func CheckEvidence(e *horizon.AdviceEvidence, files Files) (Check, string) {
 	if found(keys, window) {
 		return Confirmed, fmt.Sprintf("the observed fact is at %s", where)
 	}
-	return Refuted, fmt.Sprintf("%s does not show %q", where, clip(e.ObservedFact, 80))
+	return Refuted, fmt.Sprintf("%s does not show %q", where, textio.Runes(e.ObservedFact, 81))
 }
 
 // laneRel cleans an evidence path into one relative to the lane, refusing
@@ -150,12 +151,4 @@ func init() {
 	}
 	// "return", "nil", "true" and the like are code too, but in prose they
 	// say little; a fact that is only such words is quoted to be checked.
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }

@@ -14,8 +14,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/horizon/horizon/internal/textio"
 )
 
 // ReceiptTailBytes is how much of the end of the output a receipt keeps.
@@ -74,7 +75,7 @@ func NewReceipt(run, feature string, attempt int, laneCommit string, g Gate, res
 		FailingKnown: known,
 		Passing:      passing,
 		PassingKnown: passKnown,
-		OutputTail:   tail(res.Output, ReceiptTailBytes),
+		OutputTail:   outputTail(res.Output),
 		OutputBytes:  res.OutputBytes,
 		OutputDigest: "sha256:" + hex.EncodeToString(sum[:]),
 		Err:          res.Err,
@@ -97,22 +98,16 @@ func receiptCommand(g Gate) string {
 	return g.String()
 }
 
+// outputTail is the end of a gate's output a receipt keeps.
+func outputTail(out string) string {
+	kept, _ := textio.Tail(out, ReceiptTailBytes)
+	return kept
+}
+
 func newReceiptID(now time.Time) string {
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:]) // crypto/rand.Read never fails on supported platforms
 	return fmt.Sprintf("r-%012x%s", now.UnixMilli()&0xffffffffffff, hex.EncodeToString(rnd[:]))
-}
-
-// tail returns the last n bytes of s or fewer, starting on a rune boundary.
-func tail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := len(s) - n
-	for cut < len(s) && s[cut]&0xC0 == 0x80 {
-		cut++
-	}
-	return s[cut:]
 }
 
 // AppendReceipt appends r as one JSON line to the file at path (created with
@@ -129,73 +124,22 @@ func AppendReceipt(path string, r Receipt) error {
 	if err != nil {
 		return fmt.Errorf("append receipt %s: %w", r.ID, err)
 	}
-	line = append(line, '\n')
-
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("append receipt %s: %w", r.ID, err)
 	}
-	_, statErr := os.Stat(path)
-	created := errors.Is(statErr, fs.ErrNotExist)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
+	id := []byte(r.ID)
+	if _, err := textio.AppendOnce(path, 0o644, line, func(old []byte) bool {
+		if !bytes.Contains(old, id) {
+			return false
+		}
+		var head struct {
+			ID string `json:"id"`
+		}
+		return json.Unmarshal(old, &head) == nil && head.ID == r.ID
+	}); err != nil {
 		return fmt.Errorf("append receipt %s: %w", r.ID, err)
-	}
-	defer f.Close()
-	if err := flock(f); err != nil {
-		return fmt.Errorf("append receipt %s: lock %s: %w", r.ID, path, err)
-	}
-
-	found, endsClean, err := scanForID(f, r.ID)
-	if err != nil {
-		return fmt.Errorf("append receipt %s: read %s: %w", r.ID, path, err)
-	}
-	if found {
-		return nil
-	}
-	if !endsClean {
-		line = append([]byte{'\n'}, line...)
-	}
-	if _, err := f.Write(line); err != nil {
-		return fmt.Errorf("append receipt %s: write %s: %w", r.ID, path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("append receipt %s: sync %s: %w", r.ID, path, err)
-	}
-	if created {
-		syncDir(dir)
 	}
 	return nil
-}
-
-// scanForID reports whether a receipt with id is in f, and whether f is empty
-// or ends with a newline.
-func scanForID(f *os.File, id string) (found, endsClean bool, err error) {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return false, false, err
-	}
-	br := bufio.NewReader(f)
-	endsClean = true
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			endsClean = line[len(line)-1] == '\n'
-			if bytes.Contains(line, []byte(id)) {
-				var head struct {
-					ID string `json:"id"`
-				}
-				if json.Unmarshal(line, &head) == nil && head.ID == id {
-					return true, endsClean, nil
-				}
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return false, endsClean, nil
-		}
-		if err != nil {
-			return false, false, err
-		}
-	}
 }
 
 // ReadReceipts returns the receipts in the file at path, in file order. A
@@ -226,23 +170,5 @@ func ReadReceipts(path string) ([]Receipt, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read receipts %s: %w", path, err)
 		}
-	}
-}
-
-func flock(f *os.File) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			return err
-		}
-	}
-}
-
-// syncDir makes a newly created file's directory entry durable; failures are
-// ignored because some filesystems refuse to fsync directories.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/horizon/horizon/internal/textio"
 )
 
 // Questions and denied permissions. Nobody answers an unattended session:
@@ -75,7 +77,7 @@ func ParseAsk(s string) Ask {
 func NewAsks(raw []Ask) []Ask {
 	var out []Ask
 	for _, a := range raw {
-		a.Text = clipHead(oneLine(a.Text), MaxAskText)
+		a.Text = textio.Head(oneLine(a.Text), MaxAskText)
 		if a.Text == "" || containsAsk(out, a) {
 			continue
 		}

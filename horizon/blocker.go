@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/horizon/horizon/internal/textio"
 )
 
 // Typed blockers. A blocker is the only thing that pauses a feature: a
@@ -171,7 +173,7 @@ func NewBlocker(typ BlockerType, evidence string) (Blocker, error) {
 	if why := vague(t, ev); why != "" {
 		return Blocker{}, fmt.Errorf("%w: %s", ErrVagueEvidence, why)
 	}
-	return Blocker{Type: t, Evidence: clipHead(ev, MaxBlockerEvidence)}, nil
+	return Blocker{Type: t, Evidence: textio.Head(ev, MaxBlockerEvidence)}, nil
 }
 
 // vague returns why ev is not concrete evidence for a blocker of type t,
@@ -197,19 +199,6 @@ func vague(t BlockerType, ev string) string {
 		return fmt.Sprintf("evidence %q does not say what is missing or failing", ev)
 	}
 	return ""
-}
-
-// clipHead keeps the first n bytes of s (the start of an error message
-// names the problem), not splitting a UTF-8 sequence.
-func clipHead(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 // CheckReportBlocker returns the blocker a worker's report claims if it is

@@ -3,6 +3,8 @@ package horizon
 import (
 	"fmt"
 	"strings"
+
+	"github.com/horizon/horizon/internal/textio"
 )
 
 // maxEvidence bounds the evidence carried from one attempt to the next so a
@@ -142,14 +144,11 @@ func AuditBrief(goal string, n int, gate *GateRun, diff string) string {
 
 // clip keeps the last n bytes of s (the end of output is where the verdict is).
 func clip(s string, n int) string {
-	if len(s) <= n {
+	kept, dropped := textio.Tail(s, n)
+	if dropped == 0 {
 		return s
 	}
-	cut := len(s) - n
-	for cut < len(s) && (s[cut]&0xC0) == 0x80 { // do not split a UTF-8 sequence
-		cut++
-	}
-	return fmt.Sprintf("…[%d bytes omitted]…\n%s", cut, s[cut:])
+	return fmt.Sprintf("…[%d bytes omitted]…\n%s", dropped, kept)
 }
 
 // gateTrust is the evidence of a gate run that holds the worker to its

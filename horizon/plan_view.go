@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/horizon/horizon/internal/textio"
 )
 
 // Views of a planned run for people: PlanMarkdown for the Temporal Web UI,
@@ -116,7 +118,7 @@ func (s *RunState) PlanMarkdown() string {
 	if len(blocked) > 0 {
 		b.WriteString("\nBlocked:\n\n")
 		for _, f := range blocked {
-			fmt.Fprintf(&b, "- `%s` %s: %s — `%s`\n", f.ID, f.Blocker.Type, viewCell(clipHead(oneLine(f.Blocker.Evidence), viewEvidenceBytes)), s.UnblockCommand(f.ID))
+			fmt.Fprintf(&b, "- `%s` %s: %s — `%s`\n", f.ID, f.Blocker.Type, viewCell(textio.Head(oneLine(f.Blocker.Evidence), viewEvidenceBytes)), s.UnblockCommand(f.ID))
 		}
 	}
 	var advice strings.Builder
@@ -248,20 +250,20 @@ func (s *RunState) PlanTreeAt(now time.Time) string {
 			under := strings.Repeat(" ", 2+idw+2)
 			for _, a := range f.Attempts {
 				for _, l := range a.AskLines() {
-					fmt.Fprintf(&b, "%sattempt %d %s\n", under, a.N, clipHead(l, viewEvidenceBytes))
+					fmt.Fprintf(&b, "%sattempt %d %s\n", under, a.N, textio.Head(l, viewEvidenceBytes))
 				}
 			}
 			switch {
 			case f.Status == FeatureBlocked && f.Blocker != nil:
-				fmt.Fprintf(&b, "%sblocked: %s: %s\n", under, f.Blocker.Type, clipHead(oneLine(f.Blocker.Evidence), viewEvidenceBytes))
+				fmt.Fprintf(&b, "%sblocked: %s: %s\n", under, f.Blocker.Type, textio.Head(oneLine(f.Blocker.Evidence), viewEvidenceBytes))
 				fmt.Fprintf(&b, "%sunblock: %s\n", under, s.UnblockCommand(f.ID))
 			case f.Status == FeatureSkipped && f.Note != "":
-				fmt.Fprintf(&b, "%sskipped: %s\n", under, clipHead(oneLine(f.Note), viewEvidenceBytes))
+				fmt.Fprintf(&b, "%sskipped: %s\n", under, textio.Head(oneLine(f.Note), viewEvidenceBytes))
 			case f.Status.pending():
 				if held := s.Plan.HeldBy(f.ID); len(held) > 0 {
 					fmt.Fprintf(&b, "%swaits on %s\n", under, s.viewHeld(held))
 				} else if f.Note != "" {
-					fmt.Fprintf(&b, "%snote: %s\n", under, clipHead(oneLine(f.Note), viewEvidenceBytes))
+					fmt.Fprintf(&b, "%snote: %s\n", under, textio.Head(oneLine(f.Note), viewEvidenceBytes))
 				}
 			}
 		}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/horizon/horizon/internal/textio"
 )
 
 // DiffStat is what the triggers need from an attempt's diff.
@@ -74,7 +76,7 @@ func ParseDiff(diff []byte) (DiffStat, error) {
 				newLeft--
 			default:
 				if err == nil {
-					err = fmt.Errorf("parse diff: line %d: %q inside the hunk that starts on line %d", i+1, clip(line), hunkLine)
+					err = fmt.Errorf("parse diff: line %d: %q inside the hunk that starts on line %d", i+1, textio.Head(line, 60), hunkLine)
 				}
 				oldLeft, newLeft = 0, 0
 			}
@@ -109,7 +111,7 @@ func ParseDiff(diff []byte) (DiffStat, error) {
 			o, n, ok := hunkCounts(line)
 			if !ok {
 				if err == nil {
-					err = fmt.Errorf("parse diff: line %d: malformed hunk header %q", i+1, clip(line))
+					err = fmt.Errorf("parse diff: line %d: malformed hunk header %q", i+1, textio.Head(line, 60))
 				}
 				continue
 			}
@@ -245,11 +247,4 @@ func unquoteC(s string) (string, string, bool) {
 		}
 	}
 	return "", "", false
-}
-
-func clip(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "…"
-	}
-	return s
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/horizon/horizon/internal/textio"
 )
 
 // The roles a leaderboard ranks models for (zilX's roles).
@@ -144,7 +146,7 @@ func ParseLeaderboard(data []byte) (*Leaderboard, error) {
 	if raw, ok := top["revision"]; !ok {
 		p.add("", "revision", "missing")
 	} else if err := json.Unmarshal(raw, &lb.Revision); err != nil || lb.Revision < 1 {
-		p.add("", "revision", "must be a positive integer, got %s", clip(string(raw)))
+		p.add("", "revision", "must be a positive integer, got %s", textio.Head(string(raw), 60))
 	}
 	if raw, ok := top["models"]; !ok {
 		p.add("", "models", "missing")
@@ -302,7 +304,7 @@ func (p *parser) roles(id string, raw json.RawMessage) map[string]RoleRank {
 			switch {
 			case k == "rank":
 				if err := json.Unmarshal(rf[k], &rr.Rank); err != nil || rr.Rank < 1 {
-					p.add(id, field+".rank", "must be a positive integer, got %s", clip(string(rf[k])))
+					p.add(id, field+".rank", "must be a positive integer, got %s", textio.Head(string(rf[k]), 60))
 					rr.Rank = 0
 				}
 			case slices.Contains(removedFields, k):
@@ -330,19 +332,19 @@ func (p *parser) capabilities(id string, raw json.RawMessage) Capabilities {
 	}
 	str := func(k string, dst *string, allowed []string) {
 		if err := json.Unmarshal(cf[k], dst); err != nil || !slices.Contains(allowed, *dst) {
-			p.add(id, "capabilities."+k, "must be one of %s, got %s", strings.Join(allowed, ", "), clip(string(cf[k])))
+			p.add(id, "capabilities."+k, "must be one of %s, got %s", strings.Join(allowed, ", "), textio.Head(string(cf[k]), 60))
 		}
 	}
 	boolean := func(k string, dst *bool) {
 		if err := json.Unmarshal(cf[k], dst); err != nil {
-			p.add(id, "capabilities."+k, "must be true or false, got %s", clip(string(cf[k])))
+			p.add(id, "capabilities."+k, "must be true or false, got %s", textio.Head(string(cf[k]), 60))
 		}
 	}
 	for _, k := range sortedKeys(cf) {
 		switch {
 		case k == "contextLength":
 			if err := json.Unmarshal(cf[k], &c.ContextLength); err != nil || c.ContextLength < 1 {
-				p.add(id, "capabilities.contextLength", "must be a positive integer, got %s", clip(string(cf[k])))
+				p.add(id, "capabilities.contextLength", "must be a positive integer, got %s", textio.Head(string(cf[k]), 60))
 			}
 		case k == "toolCall":
 			boolean(k, &c.ToolCall)

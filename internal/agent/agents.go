@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/textio"
 )
 
 // Agent names: the OpenCode agents horizon materialises and selects per
@@ -350,21 +351,5 @@ func writeIfChanged(path string, content []byte) error {
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, content) {
 		return nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(content); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return textio.WriteAtomic(path, content, 0o644)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/textio"
 )
 
 // The agent report protocol (ARCHITECTURE.md, "How it works", Agents
@@ -196,7 +197,7 @@ func decodeBlock(text string, kind horizon.BlockKind, v any) error {
 		return protoErr(kind, fmt.Sprintf("empty %s block", kind))
 	}
 	if body[0] != '{' {
-		return protoErr(kind, fmt.Sprintf("invalid JSON in %s block: want one JSON object, got %q", kind, clip(body, 40)))
+		return protoErr(kind, fmt.Sprintf("invalid JSON in %s block: want one JSON object, got %q", kind, textio.Head(body, 40)))
 	}
 	dec := json.NewDecoder(strings.NewReader(body))
 	if err := dec.Decode(v); err != nil {
@@ -206,13 +207,6 @@ func decodeBlock(text string, kind horizon.BlockKind, v any) error {
 		return protoErr(kind, fmt.Sprintf("invalid JSON in %s block: unexpected data after the object", kind))
 	}
 	return nil
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // fencedBlock is one fenced code block of a Markdown text.

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/textio"
 )
 
 // Print writes once, as text, what the console's first screen shows: the
@@ -54,7 +55,7 @@ func writeRuns(w io.Writer, rows []RunRow, states map[string]*horizon.RunState) 
 	fmt.Fprintln(tw, "RUN\tSTATUS\tPHASE\tPROGRESS\tCOST\tREPO\tGOAL")
 	for _, r := range rows {
 		status, phase, progress, cost := runCells(r, states[r.ID])
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, status, phase, dash(progress), dash(cost), repoName(r.Repo), clip(oneLine(r.Goal), 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, status, phase, dash(progress), dash(cost), repoName(r.Repo), textio.Runes(oneLine(r.Goal), 60))
 	}
 	tw.Flush()
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/textio"
 )
 
 // The screen, top to bottom: a header, the runs, what needs you, the
@@ -165,7 +166,7 @@ func (m Model) runLines(height int) []line {
 		if i == m.runSel {
 			mark = "> "
 		}
-		text := fmt.Sprintf("%s%-6s %-9s %-20s %-5s %-7s %s: %s", mark, shortID(r.ID), status, clip(phase, 20), progress, cost, repoName(r.Repo), oneLine(r.Goal))
+		text := fmt.Sprintf("%s%-6s %-9s %-20s %-5s %-7s %s: %s", mark, shortID(r.ID), status, textio.Runes(phase, 20), progress, cost, repoName(r.Repo), oneLine(r.Goal))
 		out = append(out, line{text: text, selected: i == m.runSel && m.focus == paneRuns})
 	}
 	return out
@@ -273,12 +274,5 @@ func shortID(id string) string {
 	if len(parts) == 4 && parts[0] == "run" && parts[3] != "" {
 		return parts[3]
 	}
-	return clip(id, 14)
-}
-
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
+	return textio.Runes(id, 14)
 }

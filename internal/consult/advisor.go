@@ -11,6 +11,7 @@ import (
 
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/agent"
+	"github.com/horizon/horizon/internal/textio"
 )
 
 // ServerName is the MCP server's name in OpenCode's config; OpenCode offers
@@ -116,7 +117,7 @@ func (a *Advisor) Ask(ctx context.Context, q Question) (horizon.Consult, error) 
 	if err != nil {
 		return horizon.Consult{}, fmt.Errorf("consult: find the calling session: %w", err)
 	}
-	c := horizon.Consult{ID: callID, Session: sid, Question: clip(question, maxQuestion), At: a.o.Now().UTC()}
+	c := horizon.Consult{ID: callID, Session: sid, Question: textio.Head(question, maxQuestion), At: a.o.Now().UTC()}
 	if c.ID == "" {
 		c.ID = fmt.Sprintf("%s@%d", sid, c.At.UnixNano())
 	}
@@ -146,7 +147,7 @@ func (a *Advisor) Ask(ctx context.Context, q Question) (horizon.Consult, error) 
 		Directory: a.o.Dir,
 		Agent:     agent.AgentConsultant,
 		Model:     model,
-		Prompt:    Brief(question, clip(strings.TrimSpace(q.Context), maxQuestion), msgs, a.o.MaxTokens),
+		Prompt:    Brief(question, textio.Head(strings.TrimSpace(q.Context), maxQuestion), msgs, a.o.MaxTokens),
 		Title:     fmt.Sprintf("horizon consult %s %s attempt %d", reg.RunID, reg.Feature, reg.Attempt),
 	}, nil)
 	c.AdvisorSession = res.SessionID
@@ -222,16 +223,16 @@ func Brief(question, context string, msgs []agent.ConsultMessage, maxTokens int)
 			}
 			fmt.Fprintf(&b, "\n--- %s\n", who)
 			if m.Text != "" {
-				b.WriteString(clip(m.Text, maxMessage))
+				b.WriteString(textio.Head(m.Text, maxMessage))
 				b.WriteString("\n")
 			}
 			for _, t := range m.Tools {
 				if t.Tool == ToolID {
 					continue // this very call
 				}
-				fmt.Fprintf(&b, "[tool %s %s] input: %s\n", t.Tool, t.Status, clip(t.Input, maxToolDetail))
+				fmt.Fprintf(&b, "[tool %s %s] input: %s\n", t.Tool, t.Status, textio.Head(t.Input, maxToolDetail))
 				if t.Output != "" {
-					fmt.Fprintf(&b, "  output: %s\n", clip(t.Output, maxToolDetail))
+					fmt.Fprintf(&b, "  output: %s\n", textio.Head(t.Output, maxToolDetail))
 				}
 			}
 		}
@@ -252,18 +253,6 @@ func bound(s string, maxTokens int) (string, bool) {
 		cut--
 	}
 	return s[:cut] + fmt.Sprintf("\n…[answer cut at advisor.consult.max_tokens = %d]", maxTokens), true
-}
-
-// clip bounds a piece of context, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 // declined weighs a consult against the spend authority's word on the

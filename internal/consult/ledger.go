@@ -10,9 +10,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/textio"
 )
 
 // Registration says which attempt a lane's worker session works for.
@@ -97,11 +97,7 @@ func Register(home string, r Registration) error {
 	if err != nil {
 		return fmt.Errorf("register consult lane: %w", err)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return fmt.Errorf("register consult lane: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := textio.WriteAtomic(path, b, 0o600); err != nil {
 		return fmt.Errorf("register consult lane: %w", err)
 	}
 	return nil
@@ -133,30 +129,14 @@ func Append(path string, c horizon.Consult) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("append consult: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
-	if err != nil {
-		return fmt.Errorf("append consult: %w", err)
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		return fmt.Errorf("append consult: lock %s: %w", path, err)
-	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	for sc.Scan() {
-		var old horizon.Consult
-		if json.Unmarshal(sc.Bytes(), &old) == nil && old.ID == c.ID {
-			return nil
-		}
-	}
 	b, err := json.Marshal(c)
 	if err != nil {
 		return fmt.Errorf("append consult: %w", err)
 	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		return fmt.Errorf("append consult: %w", err)
-	}
-	if err := f.Sync(); err != nil {
+	if _, err := textio.AppendOnce(path, 0o600, b, func(line []byte) bool {
+		var old horizon.Consult
+		return json.Unmarshal(line, &old) == nil && old.ID == c.ID
+	}); err != nil {
 		return fmt.Errorf("append consult: %w", err)
 	}
 	return nil

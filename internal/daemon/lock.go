@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/horizon/horizon/internal/textio"
 )
 
 // Paths are the daemon's files under $HORIZON_HOME.
@@ -127,11 +129,10 @@ func WriteInfo(p Paths, i Info) error {
 	if err != nil {
 		return err
 	}
-	tmp := p.Info() + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return fmt.Errorf("daemon: write %s: %w", p.Info(), err)
+	if err := textio.WriteAtomic(p.Info(), b, 0o600); err != nil {
+		return fmt.Errorf("daemon: %w", err)
 	}
-	return os.Rename(tmp, p.Info())
+	return nil
 }
 
 // ReadInfo reads server.json.

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/horizon/horizon/internal/textio"
 )
 
 // Manager installs, removes and inspects one unit for the current user.
@@ -404,24 +406,8 @@ func writeFile(path, text string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("%w: create %s: %w", ErrEnvironment, dir, err)
 	}
-	f, err := os.CreateTemp(dir, ".horizon-unit-*")
-	if err != nil {
-		return fmt.Errorf("%w: write in %s: %w", ErrEnvironment, dir, err)
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.WriteString(text); err != nil {
-		f.Close()
-		return fmt.Errorf("%w: write %s: %w", ErrEnvironment, path, err)
-	}
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return fmt.Errorf("%w: chmod %s: %w", ErrEnvironment, path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("%w: write %s: %w", ErrEnvironment, path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("%w: write %s: %w", ErrEnvironment, path, err)
+	if err := textio.WriteAtomic(path, []byte(text), 0o600); err != nil {
+		return fmt.Errorf("%w: %w", ErrEnvironment, err)
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/horizon/horizon/internal/textio"
 )
 
 // ManifestPath is where name's manifest lives in dir.
@@ -53,21 +55,5 @@ func Create(dir string, m *Manifest, force bool) (string, error) {
 
 // WriteFile writes content to path through a temporary file and a rename.
 func WriteFile(path string, content []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(content); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return textio.WriteAtomic(path, content, 0o644)
 }
