@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/horizon/horizon/internal/textio"
+	"github.com/horizon/horizon/internal/vocab"
 )
 
 // Typed blockers. A blocker is the only thing that pauses a feature: a
@@ -16,37 +17,25 @@ import (
 // a few kinds of obstacle that another attempt cannot overcome, and carry
 // concrete evidence a human can act on.
 //
-// BlockerType is the one vocabulary: the parser accepts it, and every
+// BlockerType (vocab.BlockerType) is the one vocabulary: the parser accepts it, and every
 // prompt that teaches a worker to report a blocker builds its list from it
 // (BlockerTypeChoices, BlockerTypeHelp), so no prompt can teach a spelling
 // the parser refuses. Its JSON form is the bare string.
-type BlockerType string
+type BlockerType = vocab.BlockerType
 
 // The first three are what a worker may claim in its horizon-report. The
-// others only horizon records, from trusted events (the agent platform's
-// permission denial, a question the worker kept asking, the user's cancel,
-// git's merge conflict): a worker claiming them is not believed.
+// others only horizon records, from trusted events: a worker claiming
+// them is not believed (vocab says what each means).
 const (
-	BlockerMissingCredential  BlockerType = "missing_credential"  // a key, token or login the work needs is absent
-	BlockerUnavailableService BlockerType = "unavailable_service" // an external service the work needs does not answer
-	BlockerPlatformLimit      BlockerType = "platform_limit"      // a platform, framework or structural limit
-	BlockerPermissionDenied   BlockerType = "permission_denied"   // supervisor only: a permission was denied
-	// BlockerNeedsDecision: the worker asked a question only a person can
-	// answer (OpenCode's question tool), again on a later attempt or with
-	// a blocked report; the question is the evidence.
-	BlockerNeedsDecision BlockerType = "needs_decision"
-	BlockerCancelled     BlockerType = "cancelled" // supervisor only: the user cancelled
-	// BlockerMergeConflict: the repository supervisor could not bring a
-	// branch into horizon/roadmap because git found conflicts; only a
-	// person can choose how they resolve.
-	BlockerMergeConflict BlockerType = "merge_conflict"
-	// BlockerStalled: a feature made run.stall_block_after attempts while
-	// stalled, backing off between them, without progress (StallPolicy).
-	BlockerStalled BlockerType = "stalled"
+	BlockerMissingCredential  = vocab.BlockerMissingCredential
+	BlockerUnavailableService = vocab.BlockerUnavailableService
+	BlockerPlatformLimit      = vocab.BlockerPlatformLimit
+	BlockerPermissionDenied   = vocab.BlockerPermissionDenied
+	BlockerNeedsDecision      = vocab.BlockerNeedsDecision
+	BlockerCancelled          = vocab.BlockerCancelled
+	BlockerMergeConflict      = vocab.BlockerMergeConflict
+	BlockerStalled            = vocab.BlockerStalled
 )
-
-// String returns the type's wire spelling.
-func (t BlockerType) String() string { return string(t) }
 
 var (
 	workerBlockerTypes     = []BlockerType{BlockerMissingCredential, BlockerUnavailableService, BlockerPlatformLimit}

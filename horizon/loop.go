@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/horizon/horizon/internal/vocab"
 )
 
 // LoopStatus is how a loop ended.
@@ -54,9 +56,9 @@ func CheckLoop(max int, compactAt float64) error {
 // picks the agent.
 func ParseLoopRole(s string) (Role, error) {
 	r := Role(strings.ToLower(strings.TrimSpace(s)))
-	if !slices.Contains(leaderboardRoles, r) {
-		names := make([]string, len(leaderboardRoles))
-		for i, l := range leaderboardRoles {
+	if !slices.Contains(vocab.LeaderboardRoles(), r) {
+		names := make([]string, len(vocab.LeaderboardRoles()))
+		for i, l := range vocab.LeaderboardRoles() {
 			names[i] = string(l)
 		}
 		return "", fmt.Errorf("%w: --agent %q is not a role; use one of %s", ErrLoopLimits, s, strings.Join(names, ", "))

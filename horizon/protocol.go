@@ -3,10 +3,11 @@ package horizon
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/horizon/horizon/internal/vocab"
 )
 
 // The agent report protocol (ARCHITECTURE.md, "How it works", Agents
@@ -65,14 +66,14 @@ const (
 )
 
 // FeatureKind tells the routing ladder how much model a feature is likely
-// to need: mechanical work may be a codemod, open work needs judgement.
-type FeatureKind string
+// to need (vocab.FeatureKind).
+type FeatureKind = vocab.FeatureKind
 
 // Feature kinds (spelled as in the horizon-plan block).
 const (
-	KindMechanical FeatureKind = "mechanical"
-	KindBounded    FeatureKind = "bounded"
-	KindOpen       FeatureKind = "open"
+	KindMechanical = vocab.KindMechanical
+	KindBounded    = vocab.KindBounded
+	KindOpen       = vocab.KindOpen
 )
 
 // Ambiguity is the lead's classification of how much of the goal had to be
@@ -149,39 +150,10 @@ func (v *AuditVerdict) UnmarshalJSON(b []byte) error { return wireString(b, (*st
 func (s *Severity) UnmarshalJSON(b []byte) error { return wireString(b, (*string)(s)) }
 
 // UnmarshalJSON decodes a JSON string.
-func (k *FeatureKind) UnmarshalJSON(b []byte) error { return wireString(b, (*string)(k)) }
-
-// UnmarshalJSON decodes a JSON string.
 func (a *Ambiguity) UnmarshalJSON(b []byte) error { return wireString(b, (*string)(a)) }
 
-// wireString decodes a JSON string into dst; null leaves dst as it is, as
-// encoding/json does for a plain string. Any other JSON value is an
-// *json.UnmarshalTypeError for type string, to which the decoder adds the
-// struct field.
-func wireString(b []byte, dst *string) error {
-	if string(b) == "null" {
-		return nil
-	}
-	if len(b) == 0 || b[0] != '"' {
-		return &json.UnmarshalTypeError{Value: jsonKind(b), Type: reflect.TypeFor[string]()}
-	}
-	return json.Unmarshal(b, dst)
-}
-
-// jsonKind names a JSON value's kind as encoding/json's errors do.
-func jsonKind(b []byte) string {
-	switch {
-	case len(b) == 0:
-		return "value"
-	case b[0] == '{':
-		return "object"
-	case b[0] == '[':
-		return "array"
-	case b[0] == 't' || b[0] == 'f':
-		return "bool"
-	}
-	return "number"
-}
+// wireString decodes a JSON string into dst (vocab.DecodeString).
+func wireString(b []byte, dst *string) error { return vocab.DecodeString(b, dst) }
 
 // Report is the worker's horizon-report block: a claim, never a verdict.
 type Report struct {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/horizon/horizon/internal/vocab"
 )
 
 // Status is a run's lifecycle state as scripts see it.
@@ -64,18 +66,18 @@ const (
 	ReasonIntegration ReasonKind = "integration"
 )
 
-// Outcome is how one attempt ended.
-type Outcome string
+// Outcome is how one attempt ended (vocab.Outcome).
+type Outcome = vocab.Outcome
 
 // Attempt outcomes. Only OutcomeAccepted means the change is in.
 const (
-	OutcomeAccepted      Outcome = "accepted"
-	OutcomeGateFailed    Outcome = "gate_failed"
-	OutcomeRejected      Outcome = "rejected"
-	OutcomeProtocolError Outcome = "protocol_error"
-	OutcomeBlocked       Outcome = "blocked"
-	OutcomeRunning       Outcome = "running"
-	OutcomeRetrieved     Outcome = "retrieved" // a retrieval step finished
+	OutcomeAccepted      = vocab.OutcomeAccepted
+	OutcomeGateFailed    = vocab.OutcomeGateFailed
+	OutcomeRejected      = vocab.OutcomeRejected
+	OutcomeProtocolError = vocab.OutcomeProtocolError
+	OutcomeBlocked       = vocab.OutcomeBlocked
+	OutcomeRunning       = vocab.OutcomeRunning
+	OutcomeRetrieved     = vocab.OutcomeRetrieved // a retrieval step finished
 )
 
 // Usage is what the model calls of a session cost.

@@ -10,39 +10,26 @@ import (
 	"strings"
 
 	"github.com/horizon/horizon/internal/textio"
+	"github.com/horizon/horizon/internal/vocab"
 )
 
-// The roles a leaderboard ranks models for (zilX's roles).
-const (
-	RoleLead     = "lead"     // classify, plan, synthesise; horizon's planner
-	RoleQuick    = "quick"    // small bounded implementation and command tasks
-	RoleBuild    = "build"    // implementation; horizon's worker
-	RoleExplore  = "explore"  // read-only local code and context discovery
-	RoleAnalyze  = "analyze"  // read-only review and debugging; horizon's auditor
-	RoleResearch = "research" // external documentation and primary sources
-)
-
-// Roles returns the leaderboard roles in display order.
+// Roles returns the leaderboard roles in display order (zilX's roles:
+// vocab.LeaderboardRoles), as the strings models.json spells them.
 func Roles() []string {
-	return []string{RoleLead, RoleQuick, RoleBuild, RoleExplore, RoleAnalyze, RoleResearch}
+	var out []string
+	for _, r := range vocab.LeaderboardRoles() {
+		out = append(out, string(r))
+	}
+	return out
 }
 
-// CanonicalRole maps horizon's role names onto the leaderboard's (worker →
-// build, auditor → analyze, planner → lead) and passes leaderboard roles
-// through. ok is false for anything else.
+// CanonicalRole maps one of horizon's roles onto the leaderboard role whose
+// models it uses (worker → build, auditor → analyze, explorer → explore:
+// vocab.Role.Leaderboard) and passes leaderboard roles through. ok is
+// false for anything else.
 func CanonicalRole(role string) (string, bool) {
-	switch role {
-	case "worker":
-		return RoleBuild, true
-	case "auditor":
-		return RoleAnalyze, true
-	case "planner":
-		return RoleLead, true
-	}
-	if slices.Contains(Roles(), role) {
-		return role, true
-	}
-	return "", false
+	r, ok := vocab.Role(role).Leaderboard()
+	return string(r), ok
 }
 
 // Cost classes a model's capabilities.cost may take: "local" (runs on the

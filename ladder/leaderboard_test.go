@@ -139,7 +139,8 @@ func TestResolve(t *testing.T) {
 	}{
 		{name: "worker is build: Sonnet first", role: "worker", connected: everything, model: "claude-sonnet-4-5", route: "anthropic/claude-sonnet-4-5", rank: 1},
 		{name: "auditor is analyze: another family than the worker", role: "auditor", connected: everything, model: "gpt-5", route: "openai/gpt-5", rank: 1},
-		{name: "planner is lead", role: "planner", connected: everything, model: "claude-opus-4-1", route: "anthropic/claude-opus-4-1", rank: 1},
+		{name: "lead", role: "lead", connected: everything, model: "claude-opus-4-1", route: "anthropic/claude-opus-4-1", rank: 1},
+		{name: "planner is no role", role: "planner", connected: everything, unknownErr: true, wantErr: `resolve role "planner": unknown role`},
 		{name: "research", role: "research", connected: everything, model: "gemini-2.5-pro", route: "google/gemini-2.5-pro", rank: 1},
 		{name: "lowest rank among connected", role: "build", connected: []string{"openai/gpt-5", "google/gemini-2.5-pro"}, model: "gpt-5", route: "openai/gpt-5", rank: 2},
 		{name: "second route when the first is not connected", role: "build", connected: []string{"openrouter/anthropic/claude-sonnet-4.5"}, model: "claude-sonnet-4-5", route: "openrouter/anthropic/claude-sonnet-4.5", rank: 1},
@@ -224,13 +225,16 @@ func TestResolveAll(t *testing.T) {
 }
 
 func TestCanonicalRole(t *testing.T) {
-	for in, want := range map[string]string{"worker": "build", "auditor": "analyze", "planner": "lead", "explore": "explore", "research": "research"} {
+	for in, want := range map[string]string{"worker": "build", "auditor": "analyze", "explorer": "explore", "lead": "lead", "explore": "explore", "research": "research"} {
 		got, ok := CanonicalRole(in)
-		require.True(t, ok)
+		require.True(t, ok, in)
 		require.Equal(t, want, got)
 	}
-	_, ok := CanonicalRole("Build")
-	require.False(t, ok)
+	// The reader is configured on its own; "planner" is no role.
+	for _, in := range []string{"Build", "reader", "planner", ""} {
+		_, ok := CanonicalRole(in)
+		require.False(t, ok, in)
+	}
 }
 
 func TestValidateCatchesEdits(t *testing.T) {

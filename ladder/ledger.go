@@ -3,6 +3,8 @@ package ladder
 import (
 	"fmt"
 	"slices"
+
+	"github.com/horizon/horizon/internal/vocab"
 )
 
 // Tier is a rung of the cost ladder. The zero value is T0.
@@ -68,24 +70,15 @@ func ParseTier(s string) (Tier, error) {
 }
 
 // Card is the unit of work the ladder routes: one feature of the plan.
-//
-// The plan's feature kind (horizon.FeatureKind: mechanical, bounded, open)
-// reaches the ladder as what it means for routing, the flags Mechanical
-// and Open, not as a second copy of the enumeration: the ladder imports
-// nothing of the module (it stays pure and is property-tested on its
-// own), and the kinds are declared once, in package horizon. The zero card
-// is a bounded one, the safe reading of an unknown kind: it never climbs
-// faster than bounded work nor tries codemods on work not declared
-// mechanical. Both flags set is no kind of the plan and routes as bounded
-// too.
 type Card struct {
 	ID string `json:"id"`
-	// Mechanical: a recurring fix shape (a mechanical feature). Codemods at
-	// T0 are tried first, then the two local attempts of bounded work.
-	Mechanical bool `json:"mechanical,omitempty"`
-	// Open: open-ended work (an open feature). No local attempts are owed,
-	// and any failed attempt climbs a rung.
-	Open bool `json:"open,omitempty"`
+	// Kind is the plan's kind of the feature. Mechanical: a recurring fix
+	// shape; codemods at T0 are tried first, then the two local attempts
+	// of bounded work. Open: open-ended work; no local attempts are owed,
+	// and any failed attempt climbs a rung. Bounded, and any other value,
+	// is the safe reading: it never climbs faster than bounded work nor
+	// tries codemods on work not declared mechanical.
+	Kind vocab.FeatureKind `json:"kind,omitempty"`
 	// AllowPaths are the paths the card may touch: slash-separated patterns
 	// anchored at the repository root ("ladder/", "cmd/*/main.go",
 	// "internal/**/*_test.go"); see MatchPath. Empty means no allow-list.
@@ -95,13 +88,9 @@ type Card struct {
 	LineCeiling int `json:"line_ceiling,omitempty"`
 }
 
-// shape reads the card's flags as the router uses them; both set routes
-// as bounded (neither).
+// shape reads the card's kind as the router uses it.
 func (c Card) shape() (mechanical, open bool) {
-	if c.Mechanical && c.Open {
-		return false, false
-	}
-	return c.Mechanical, c.Open
+	return c.Kind == vocab.KindMechanical, c.Kind == vocab.KindOpen
 }
 
 // kind names the card's routing in the plan's words, for the reasons
@@ -116,24 +105,24 @@ func (c Card) kind() string {
 	return "bounded"
 }
 
-// Outcome is how one attempt ended. The values other than OutcomeError
-// match horizon.Outcome.
-type Outcome string
+// Outcome is how one attempt ended (vocab.Outcome, shared with horizon).
+type Outcome = vocab.Outcome
 
-// Attempt outcomes. Only OutcomeAccepted means the change is in.
+// Attempt outcomes the ladder reads. Only OutcomeAccepted means the change
+// is in; OutcomeError is horizon's own failure, not the model's.
 const (
-	OutcomeAccepted      Outcome = "accepted"       // gate green and the auditor accepted
-	OutcomeGateFailed    Outcome = "gate_failed"    // gate red (fail or timeout)
-	OutcomeRejected      Outcome = "rejected"       // gate green, auditor rejected
-	OutcomeProtocolError Outcome = "protocol_error" // no valid horizon-report block
-	OutcomeBlocked       Outcome = "blocked"        // the worker reported a typed blocker
-	OutcomeError         Outcome = "error"          // horizon's own failure (infrastructure), not the model's
+	OutcomeAccepted      = vocab.OutcomeAccepted
+	OutcomeGateFailed    = vocab.OutcomeGateFailed
+	OutcomeRejected      = vocab.OutcomeRejected
+	OutcomeProtocolError = vocab.OutcomeProtocolError
+	OutcomeBlocked       = vocab.OutcomeBlocked
+	OutcomeError         = vocab.OutcomeError
 )
 
 // modelFailure reports whether o is evidence against the model that made
 // the attempt. OutcomeError is not: a crashed endpoint says nothing about
 // whether a bigger model is needed.
-func (o Outcome) modelFailure() bool {
+func modelFailure(o Outcome) bool {
 	switch o {
 	case OutcomeGateFailed, OutcomeRejected, OutcomeProtocolError, OutcomeBlocked:
 		return true
@@ -143,7 +132,7 @@ func (o Outcome) modelFailure() bool {
 
 // gateRan reports whether an attempt with this outcome ran the gate, so
 // that its failing set is known (empty for a green gate).
-func (o Outcome) gateRan() bool {
+func gateRan(o Outcome) bool {
 	return o == OutcomeGateFailed || o == OutcomeRejected || o == OutcomeAccepted
 }
 

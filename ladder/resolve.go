@@ -49,7 +49,7 @@ func (lb *Leaderboard) Validate() error {
 }
 
 // Resolve picks the model for role (a leaderboard role, or worker, auditor,
-// planner) among the connected provider/model IDs: of the models ranked
+// explorer) among the connected provider/model IDs: of the models ranked
 // for the role that have a connected route, the lowest rank wins, and its
 // first connected route in listed order is used. A role nobody connected
 // serves is a *NoModelError.
@@ -66,7 +66,7 @@ func (lb *Leaderboard) ResolveLocal(role string, connected []string) (Choice, er
 func (lb *Leaderboard) resolve(role string, connected []string, keep func(Model) bool) (Choice, error) {
 	canon, ok := CanonicalRole(role)
 	if !ok {
-		return Choice{}, fmt.Errorf("resolve role %q: %w (roles are %s; horizon also accepts worker, auditor, planner)", role, ErrUnknownRole, strings.Join(Roles(), ", "))
+		return Choice{}, fmt.Errorf("resolve role %q: %w (roles are %s; horizon also accepts worker, auditor, explorer)", role, ErrUnknownRole, strings.Join(Roles(), ", "))
 	}
 	conn := connectedSet(connected)
 	c, ranked, reachable, found := lb.pick(canon, conn, keep)

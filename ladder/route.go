@@ -135,7 +135,7 @@ func (r *router) route() Decision {
 		return r.attempt(T1, fmt.Sprintf("%s; %s cards get two local attempts before any escalation: local attempt %d at T1", why, r.card.kind(), local+1))
 	}
 
-	if len(esc) > 0 || (r.open && last.Outcome.modelFailure()) {
+	if len(esc) > 0 || (r.open && modelFailure(last.Outcome)) {
 		subject := what
 		if local == localBudget && last.Tier.Local() && n == local {
 			subject = "two local attempts"

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/horizon/horizon/internal/vocab"
 )
 
 // routeInput is one generated call of Route: a synthetic ledger (the card's
@@ -68,8 +70,8 @@ func genSpendAxis(t *rapid.T, name string) (spent, ceiling float64) {
 func genRouteInput() *rapid.Generator[routeInput] {
 	return rapid.Custom(func(t *rapid.T) routeInput {
 		in := routeInput{
-			// Mechanical, bounded, open, and both flags (which routes as bounded).
-			C: rapid.SampledFrom([]Card{{ID: "c", Mechanical: true}, {ID: "c", Mechanical: true}, {ID: "c"}, {ID: "c"}, {ID: "c", Open: true}, {ID: "c", Mechanical: true, Open: true}}).Draw(t, "card"),
+			// Mechanical, bounded, open, and a kind the plan does not know (which routes as bounded).
+			C: rapid.SampledFrom([]Card{{ID: "c", Kind: vocab.KindMechanical}, {ID: "c", Kind: vocab.KindMechanical}, {ID: "c"}, {ID: "c"}, {ID: "c", Kind: vocab.KindOpen}, {ID: "c", Kind: "sweeping"}}).Draw(t, "card"),
 			L: rapid.SliceOfN(genEntry("c"), 0, rapid.SampledFrom([]int{3, 3, 10}).Draw(t, "maxLen")).Draw(t, "ledger"),
 		}
 		in.AV = Availability{}
@@ -183,7 +185,7 @@ func TestRouteProperties(t *testing.T) {
 
 		// Codemods only for mechanical cards, and only once.
 		if runs && d.Tier == T0 {
-			require.True(t, in.C.Mechanical && !in.C.Open, "codemods for a card that is not mechanical: %+v", in.C)
+			require.True(t, in.C.Kind == vocab.KindMechanical, "codemods for a card that is not mechanical: %+v", in.C)
 			require.Equal(t, ActionAttempt, d.Action)
 			for _, e := range attempts {
 				require.False(t, e.Tier == T0 && e.Outcome != OutcomeError, "codemods run twice: %s", d.Reason)
@@ -199,7 +201,7 @@ func TestRouteProperties(t *testing.T) {
 		if pause || last != nil && last.Outcome == OutcomeAccepted {
 			return
 		}
-		open := in.C.Open && !in.C.Mechanical
+		open := in.C.Kind == vocab.KindOpen
 		localPending := !open &&
 			attempts.LocalAttempts() < 2 && attempts.PaidAttempts() == 0 && in.AV.Available(T1)
 
@@ -213,7 +215,7 @@ func TestRouteProperties(t *testing.T) {
 		// model) moves the card strictly up, unless it is on the top
 		// available rung (or spend keeps it local, or the local attempts are
 		// still owed).
-		climbs := last != nil && (len(last.escalating()) > 0 || open && last.Outcome.modelFailure())
+		climbs := last != nil && (len(last.escalating()) > 0 || open && modelFailure(last.Outcome))
 		if climbs && !last.Has(TriggerUnresolvedSymbol) && paidOK && !localPending {
 			above := false
 			for tier := last.Tier + 1; tier <= T4; tier++ {
@@ -294,7 +296,7 @@ func TestRouteWalkProperty(t *testing.T) {
 		// Thirty steps without an end: only the top usable rung may repeat.
 		top := T0
 		for _, tier := range Tiers() {
-			if in.AV.Available(tier) && (tier != T0 || card.Mechanical && !card.Open) {
+			if in.AV.Available(tier) && (tier != T0 || card.Kind == vocab.KindMechanical) {
 				top = tier
 			}
 		}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/horizon/horizon/internal/vocab"
 )
 
 // avail records the given tiers as available, with the appliers and models
@@ -54,8 +56,8 @@ var (
 
 var (
 	bounded    = Card{ID: "f1"}
-	mechanical = Card{ID: "f1", Mechanical: true}
-	open       = Card{ID: "f1", Open: true}
+	mechanical = Card{ID: "f1", Kind: vocab.KindMechanical}
+	open       = Card{ID: "f1", Kind: vocab.KindOpen}
 )
 
 type routeCase struct {
@@ -77,7 +79,7 @@ var routeCases = []routeCase{
 	{"bounded card never uses codemods", nil, bounded, avail(T0), budget10, ActionPause, T0},
 	{"no local tier: bounded card starts on the first paid rung", nil, bounded, avail(T2, T3, T4), budget10, ActionAttempt, T2},
 	{"no local tier, no reader: start at T3", nil, bounded, avail(T3, T4), budget10, ActionAttempt, T3},
-	{"both flags route as bounded", nil, Card{ID: "f1", Mechanical: true, Open: true}, allTiers, budget10, ActionAttempt, T1},
+	{"an unknown kind routes as bounded", nil, Card{ID: "f1", Kind: "sweeping"}, allTiers, budget10, ActionAttempt, T1},
 
 	// Two local attempts before any escalation.
 	{"bounded: a trigger on the first local attempt does not escalate", Ledger{red(T1, trRegr, trScope)}, bounded, allTiers, budget10, ActionAttempt, T1},

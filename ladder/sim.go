@@ -3,6 +3,8 @@ package ladder
 import (
 	"fmt"
 	"math"
+
+	"github.com/horizon/horizon/internal/vocab"
 )
 
 // SimCard is a card with a scripted outcome: every attempt at a tier below
@@ -146,9 +148,9 @@ func SyntheticCards(n int) []SimCard {
 		card   Card
 		solves [10]Tier
 	}{
-		{Card{Mechanical: true}, [10]Tier{T0, T0, T0, T0, T0, T1, T1, T1, T1, T3}},
+		{Card{Kind: vocab.KindMechanical}, [10]Tier{T0, T0, T0, T0, T0, T1, T1, T1, T1, T3}},
 		{Card{}, [10]Tier{T1, T1, T1, T1, T1, T1, T2, T3, T3, T4}},
-		{Card{Open: true}, [10]Tier{T1, T1, T1, T3, T3, T3, T3, T4, T4, T3}},
+		{Card{Kind: vocab.KindOpen}, [10]Tier{T1, T1, T1, T3, T3, T3, T3, T4, T4, T3}},
 	}
 	out := make([]SimCard, n)
 	for i := range out {

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/horizon/horizon/internal/vocab"
 )
 
 // TestSimulateLadderVersusT3 routes 60 synthetic cards with Route and with
@@ -37,11 +39,11 @@ func TestSimulateSingleCards(t *testing.T) {
 		paidCalls int
 		cost      float64
 	}{
-		{"mechanical solved by codemods", SimCard{Card{ID: "m", Mechanical: true}, T0}, 1, 0, 0},
-		{"mechanical needing the local model: T0, T1", SimCard{Card{ID: "m", Mechanical: true}, T1}, 2, 0, 0},
+		{"mechanical solved by codemods", SimCard{Card{ID: "m", Kind: vocab.KindMechanical}, T0}, 1, 0, 0},
+		{"mechanical needing the local model: T0, T1", SimCard{Card{ID: "m", Kind: vocab.KindMechanical}, T1}, 2, 0, 0},
 		{"bounded solved locally on the second try is still T1 first", SimCard{Card{ID: "b"}, T1}, 1, 0, 0},
 		{"bounded needing T3: T1, T1, T2, T3", SimCard{Card{ID: "b"}, T3}, 4, 2, 0.32},
-		{"open needing T4: T1, T2, T3, T4", SimCard{Card{ID: "o", Open: true}, T4}, 4, 3, 1.52},
+		{"open needing T4: T1, T2, T3, T4", SimCard{Card{ID: "o", Kind: vocab.KindOpen}, T4}, 4, 3, 1.52},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -135,7 +135,7 @@ func Regression(baselineFailing []string, prev *Entry, cur Entry) (Trigger, bool
 	}
 	base := toSet(baselineFailing)
 	var before map[string]bool
-	if prev != nil && prev.Outcome.gateRan() {
+	if prev != nil && gateRan(prev.Outcome) {
 		before = toSet(prev.FailingSet)
 	}
 	var broken []string

@@ -9,7 +9,7 @@ import (
 // bounded by default), its allow-list (a planned feature's paths) and the
 // run's line ceiling (run.line_ceiling; 0: none).
 func card(id string, k horizon.FeatureKind, paths []string, lineCeiling int) ladder.Card {
-	return ladder.Card{ID: id, Mechanical: k == horizon.KindMechanical, Open: k == horizon.KindOpen, AllowPaths: paths, LineCeiling: lineCeiling}
+	return ladder.Card{ID: id, Kind: k, AllowPaths: paths, LineCeiling: lineCeiling}
 }
 
 // entry maps an attempt onto the ladder's ledger entry; the caller sets
@@ -24,7 +24,7 @@ func entry(feature string, a *horizon.Attempt) ladder.Entry {
 		Tier:         tier,
 		Model:        a.Model,
 		Cost:         a.Usage.Cost,
-		Outcome:      ladder.Outcome(a.Outcome),
+		Outcome:      a.Outcome,
 		PromptTokens: int(a.Usage.Input),
 	}
 	if g := a.Gate; g != nil {
