@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -16,13 +17,18 @@ import (
 const unavailableText = "the horizon engine is not answering (the daemon is down or restarting); `horizon resume` starts it, then retry"
 
 // engineUnavailable tells the engine's absence from the engine's answers.
+// The SDK retries an engine that refuses connections until the request's
+// deadline, so a deadline passed is the engine not answering too.
 func engineUnavailable(err error) bool {
-	var un *serviceerror.Unavailable
-	if errors.As(err, &un) {
+	var (
+		un *serviceerror.Unavailable
+		de *serviceerror.DeadlineExceeded
+	)
+	if errors.As(err, &un) || errors.As(err, &de) || errors.Is(err, context.DeadlineExceeded) {
 		return true
 	}
 	st, ok := grpcstatus.FromError(err)
-	return ok && st.Code() == codes.Unavailable
+	return ok && (st.Code() == codes.Unavailable || st.Code() == codes.DeadlineExceeded)
 }
 
 // InputError is bad input the Core found (a path that is no repository, a

@@ -50,8 +50,10 @@ func waitingRun() *horizon.RunState {
 const (
 	missing = "run-20260303-000000-000000"
 	closed  = "run-20260302-000000-000000"
-	// unreachable is read while the engine does not answer.
+	// unreachable is read while the engine does not answer; unanswered
+	// while it refuses connections until the request's deadline.
 	unreachable = "run-20260301-000000-000000"
+	unanswered  = "run-20260228-000000-000000"
 )
 
 // refuse is what the fake's workflows say to a verb: unknown runs are
@@ -65,6 +67,10 @@ func (f *fakeCore) refuse(op, id string) error {
 		return &core.EndedError{Op: op, ID: id}
 	case unreachable:
 		return serviceerror.NewUnavailable("connection refused")
+	case unanswered:
+		// What the SDK says after retrying a refused connection until the
+		// request's deadline.
+		return fmt.Errorf("list RunWorkflow workflows: %w", serviceerror.NewDeadlineExceeded("context deadline exceeded"))
 	}
 	return nil
 }
@@ -77,7 +83,7 @@ func (f *fakeCore) Runs(context.Context) ([]RunRow, error) {
 }
 
 func (f *fakeCore) Run(_ context.Context, id string) (*horizon.RunState, bool, error) {
-	if err := f.refuse("status", id); err != nil && (id == missing || id == unreachable) {
+	if err := f.refuse("status", id); err != nil && (id == missing || id == unreachable || id == unanswered) {
 		return nil, false, err
 	}
 	return waitingRun(), true, nil

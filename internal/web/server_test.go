@@ -105,6 +105,7 @@ func TestAPI(t *testing.T) {
 		{"queue-rm", "DELETE", "/api/v1/queue/q1?repo=/src/app", "", 200, "queue rm /src/app q1"},
 		{"queue-rm-unknown", "DELETE", "/api/v1/queue/q9?repo=/src/app", "", 404, "queue rm /src/app q9"},
 		{"engine-down", "GET", "/api/v1/runs/" + unreachable, "", 503, ""},
+		{"engine-down-past-the-deadline", "GET", "/api/v1/runs/" + unanswered, "", 503, ""},
 		{"queue-rm-bad-id", "DELETE", "/api/v1/queue/f1?repo=/src/app", "", 400, ""},
 		{"no-endpoint", "GET", "/api/v1/nothing", "", 404, ""},
 	}
