@@ -16,6 +16,7 @@ import (
 	"github.com/horizon/horizon/gate"
 	"github.com/horizon/horizon/internal/daemon"
 	"github.com/horizon/horizon/internal/engine"
+	"github.com/horizon/horizon/internal/repo"
 	"github.com/horizon/horizon/internal/tools"
 	"github.com/horizon/horizon/ladder"
 )
@@ -144,7 +145,7 @@ func (a *app) doctor(ctx context.Context) []check {
 	}
 	out = append(out, astGrepCheck(a.cfg.Agent.AstGrepBin, versionOf))
 
-	info, rerr := inspectRepo(ctx, a.repoDir)
+	info, rerr := repo.Inspect(a.repoDir)
 	switch {
 	case rerr != nil:
 		out = append(out, check{Name: "repo", Detail: rerr.Error(), Fix: "run from a git repository or pass --repo DIR", input: true})

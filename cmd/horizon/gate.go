@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -54,7 +55,13 @@ Exit: 0 pass, 1 fail/timeout/error, 2 no gate or not runnable.`,
 func gateRun(ctx context.Context, o *gateOptions) error {
 	a := o.app
 	dir := a.repoDir
-	if info, err := repo.Inspect(dir); err == nil {
+	// The gate runs in any directory, a repository's or not; a bare
+	// repository has no files to run it on.
+	info, err := repo.Inspect(dir)
+	if bare := (*repo.BareError)(nil); errors.As(err, &bare) {
+		return usageError{err}
+	}
+	if err == nil {
 		dir = info.Root
 	}
 	g, err := gate.Discover(dir)

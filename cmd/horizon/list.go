@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/repo"
 	"github.com/horizon/horizon/workflows"
 )
 
@@ -60,7 +61,7 @@ func listRun(ctx context.Context, o *listOptions) error {
 			f.where = append(f.where, clause)
 		}
 		if o.here {
-			info, err := inspectRepo(ctx, a.repoDir)
+			info, err := repo.Inspect(a.repoDir)
 			if err != nil {
 				return err
 			}

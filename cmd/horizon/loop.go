@@ -18,6 +18,7 @@ import (
 	"github.com/horizon/horizon/gate"
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/core"
+	"github.com/horizon/horizon/internal/repo"
 	"github.com/horizon/horizon/workflows"
 )
 
@@ -85,7 +86,7 @@ cancelled, failed. ` + "`horizon cancel ID`" + ` aborts the session.`,
 
 func loopRun(ctx context.Context, o *loopOptions) error {
 	a := o.app
-	info, err := inspectRepo(ctx, a.repoDir)
+	info, err := repo.Inspect(a.repoDir)
 	if err != nil {
 		return err
 	}

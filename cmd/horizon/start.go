@@ -224,7 +224,7 @@ func (a *app) prepare(ctx context.Context, goal, kind string) (preparedRun, erro
 	if err != nil {
 		return preparedRun{}, err
 	}
-	info, err := inspectRepo(ctx, a.repoDir)
+	info, err := repo.Inspect(a.repoDir)
 	if err != nil {
 		return preparedRun{}, err
 	}

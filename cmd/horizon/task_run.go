@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/internal/core"
+	"github.com/horizon/horizon/internal/repo"
 	"github.com/horizon/horizon/workflows"
 )
 
@@ -46,7 +47,7 @@ func newTaskRunCmd(a *app, runF func(context.Context, *taskRunOptions) error) *c
 
 func taskRun(ctx context.Context, o *taskRunOptions) error {
 	a := o.app
-	info, err := inspectRepo(ctx, a.repoDir)
+	info, err := repo.Inspect(a.repoDir)
 	if err != nil {
 		return err
 	}

@@ -1,17 +1,11 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"math"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/horizon/horizon/internal/repo"
 )
 
 // usd shows an amount as it is: cents as cents ($12.50), anything finer
@@ -37,24 +31,6 @@ var temporalSuffix = regexp.MustCompile(`\s*\(type: [^()]*, retryable: (?:true|f
 
 // plainReason is a run's reason without Temporal's failure annotations.
 func plainReason(s string) string { return temporalSuffix.ReplaceAllString(s, "") }
-
-// inspectRepo is repo.Inspect, which says "not a git repository" of a
-// bare one too: that is named as what it is.
-func inspectRepo(ctx context.Context, dir string) (repo.Info, error) {
-	info, err := repo.Inspect(dir)
-	if err == nil || !errors.Is(err, repo.ErrNotGit) {
-		return info, err
-	}
-	abs, aerr := filepath.Abs(dir)
-	if aerr != nil {
-		return info, err
-	}
-	out, gerr := exec.CommandContext(ctx, "git", "-C", abs, "rev-parse", "--is-bare-repository").Output()
-	if gerr == nil && strings.TrimSpace(string(out)) == "true" {
-		return info, fmt.Errorf("repo %s: a bare repository, with no work tree to run the gate in (%w); clone it (`git clone %s DIR`) and pass the clone as --repo", abs, repo.ErrNotGit, abs)
-	}
-	return info, err
-}
 
 // dayCeiling shows the daily ceiling; 0 is none.
 func dayCeiling(v float64) string {

@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/mocks"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/repo"
 	"github.com/horizon/horizon/workflows"
 )
 
@@ -113,12 +114,17 @@ func TestEmptyModel(t *testing.T) {
 func TestBareRepository(t *testing.T) {
 	bare := filepath.Join(t.TempDir(), "app.git")
 	require.NoError(t, exec.Command("git", "init", "-q", "--bare", bare).Run())
-	_, err := inspectRepo(context.Background(), bare)
+	_, err := repo.Inspect(bare)
 	require.ErrorContains(t, err, "a bare repository")
 	require.ErrorContains(t, err, "git clone "+bare)
 	require.Equal(t, ExitUsage, exitCode(err))
+	// horizon gate runs in any directory, but says a bare repository is
+	// one, with nothing to run on.
+	err = gateRun(context.Background(), &gateOptions{app: &app{repoDir: bare}})
+	require.ErrorContains(t, err, "a bare repository")
+	require.Equal(t, ExitUsage, exitCode(err))
 
-	_, err = inspectRepo(context.Background(), t.TempDir())
+	_, err = repo.Inspect(t.TempDir())
 	require.ErrorContains(t, err, "not a git repository")
 	require.NotContains(t, err.Error(), "bare")
 }

@@ -16,6 +16,16 @@ import (
 // ErrNotGit says the directory is not inside a git work tree.
 var ErrNotGit = errors.New("not a git repository")
 
+// BareError is a bare repository given where a work tree is needed (a
+// run's lanes, the gate). It is an ErrNotGit: nothing can run in it.
+type BareError struct{ Dir string }
+
+func (e *BareError) Error() string {
+	return fmt.Sprintf("repo %s is a bare repository, with no work tree for lanes and the gate: %v (clone it, `git clone %s work`, and pass the clone)", e.Dir, ErrNotGit, e.Dir)
+}
+
+func (e *BareError) Unwrap() error { return ErrNotGit }
+
 // ErrNoCommits says the repository has no commit to start from.
 var ErrNoCommits = errors.New("repository has no commits")
 
@@ -57,7 +67,7 @@ func Inspect(dir string) (Info, error) {
 	root, err := run(abs, "rev-parse", "--show-toplevel")
 	if err != nil {
 		if bare, berr := run(abs, "rev-parse", "--is-bare-repository"); berr == nil && bare == "true" {
-			return Info{}, fmt.Errorf("repo %s is a bare repository, with no work tree for lanes and the gate: %w (clone it, `git clone %s work`, and pass the clone)", abs, ErrNotGit, abs)
+			return Info{}, &BareError{Dir: abs}
 		}
 		return Info{}, fmt.Errorf("repo %s: %w (run `git init` and commit, or pass --repo)", abs, ErrNotGit)
 	}

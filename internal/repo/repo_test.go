@@ -36,6 +36,8 @@ func TestInspect(t *testing.T) {
 		require.NoError(t, err, "%s", out)
 		_, err = Inspect(dir)
 		require.ErrorIs(t, err, ErrNotGit)
+		var be *BareError
+		require.ErrorAs(t, err, &be)
 		require.Contains(t, err.Error(), "is a bare repository")
 		require.Contains(t, err.Error(), "git clone")
 	})
