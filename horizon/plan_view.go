@@ -366,7 +366,8 @@ func (s *RunState) viewBudget(now time.Time) string {
 		}
 		if !bud.Deadline.IsZero() {
 			t += ", until " + bud.Deadline.UTC().Format("2006-01-02 15:04 UTC")
-			if !now.IsZero() {
+			// An ended run has no time left to count down.
+			if !now.IsZero() && !s.Status.Terminal() {
 				if left := bud.Deadline.Sub(now); left > 0 {
 					t += " (" + viewDuration(left) + " left)"
 				} else {

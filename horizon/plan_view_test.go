@@ -57,6 +57,13 @@ func TestPlanTreeGolden(t *testing.T) {
 	require.Contains(t, got, "69h30m left")
 	require.NotContains(t, got, "approve")
 
+	// An ended run's deadline counts nothing down.
+	done := plannedRun(t)
+	done.Status = StatusCompleted
+	got = done.PlanTreeAt(at(150))
+	require.Contains(t, got, "until 2026-03-04 09:00 UTC ·")
+	require.NotContains(t, got, "h30m left")
+
 	w := waitingRun(t)
 	got = w.PlanTreeAt(at(150))
 	goldenFile(t, "plan_tree_waiting.txt", got)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -63,7 +64,11 @@ func (a *app) querySupervisor(ctx context.Context, c client.Client, id string) (
 	s, err := a.supervisors(c).Supervisor(ctx, id)
 	var nf *core.SupervisorNotFoundError
 	if errors.As(err, &nf) {
-		return nil, usagef("no supervisor runs for %s; `horizon supervisor start --repo %s` starts one", a.repoDir, a.repoDir)
+		dir := a.repoDir
+		if abs, aerr := filepath.Abs(dir); aerr == nil {
+			dir = abs // "." names nothing to a reader
+		}
+		return nil, usagef("no supervisor runs for %s; `horizon supervisor start --repo %s` starts one", dir, dir)
 	}
 	return s, err
 }

@@ -219,6 +219,16 @@ func requireNoListenerAnswersStrangers(t *testing.T, w *world) {
 	require.Equal(t, http.StatusOK, resp.StatusCode, "the owner's link opens the UI: %s", body)
 	require.NotContains(t, resp.Request.URL.String(), "token=", "the token leaves the address bar")
 
+	// Even with the owner's cookie, another Host is refused: a page the
+	// owner visits cannot reach the UI by DNS rebinding.
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, resp.Request.URL.String(), nil)
+	require.NoError(t, err)
+	req.Host = "evil.example"
+	rebound, err := (&http.Client{Jar: jar, Timeout: 30 * time.Second}).Do(req)
+	require.NoError(t, err)
+	rebound.Body.Close()
+	require.Equal(t, http.StatusMisdirectedRequest, rebound.StatusCode, "the UI answered Host: evil.example")
+
 	out, code := w.run(ctx, "ui", "run-nope")
 	require.Equal(t, 2, code, "a link to a run the engine does not have is bad input: %s", out)
 	require.Contains(t, out, `no run "run-nope"`)
