@@ -58,7 +58,7 @@ func newSupervisorStartCmd(a *app, runF func(context.Context, *supervisorStartOp
 	o := &supervisorStartOptions{app: a}
 	var usd float64
 	cmd := &cobra.Command{
-		Use:   "start --day-ceiling USD|--no-ceiling [--repo DIR] [--autonomy LEVEL] [--json]",
+		Use:   "start --day-ceiling USD|--no-ceiling [--repo DIR] [--autonomy LEVEL] [--model PROVIDER/MODEL] [--json]",
 		Short: "Start the repository's supervisor and its schedules (again: nothing changes)",
 		Long: `Start the supervisor of the repository (--repo, default the current one) on
 its current branch, and the two schedules. --autonomy (supervisor.autonomy,
@@ -70,11 +70,19 @@ A supervisor spends unattended, so it needs a day ceiling: --day-ceiling USD
 bounds what all runs of this home may spend per UTC day (at it they pause
 until the next day or ` + "`horizon set-ceiling --day RUN USD`" + `); spend.day_ceiling in the
 configuration counts too. To run without one, say so with --no-ceiling.
-With neither, start refuses (exit 2).`,
+With neither, start refuses (exit 2).
+
+Models: as for ` + "`horizon start`" + `, each role gets the leaderboard's best-ranked
+model that OpenCode can reach; --model PROVIDER/MODEL (models.default)
+uses one model for every role of its decompositions and runs.`,
 		Example: `  horizon supervisor start --day-ceiling 20
-  horizon supervisor start --repo ~/src/app --autonomy semi --no-ceiling`,
+  horizon supervisor start --repo ~/src/app --autonomy semi --no-ceiling
+  horizon supervisor start --day-ceiling 5 --model anthropic/claude-sonnet-4-5`,
 		Args: noArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkModelFlag(cmd); err != nil {
+				return err
+			}
 			if cmd.Flags().Changed("day-ceiling") {
 				o.ceiling.USD = &usd
 			}
@@ -89,6 +97,8 @@ With neither, start refuses (exit 2).`,
 	cmd.Flags().Float64Var(&usd, "day-ceiling", 0, "most all runs may spend per UTC day, in USD (default spend.day_ceiling)")
 	cmd.Flags().BoolVar(&o.ceiling.Unlimited, "no-ceiling", false, "run with no day ceiling: accept unlimited spend")
 	cmd.MarkFlagsMutuallyExclusive("day-ceiling", "no-ceiling")
+	// Read through the configuration (models.default), as start's is.
+	cmd.Flags().StringP("model", "m", "", "provider/model for every role (default: models.default, else the leaderboard per role)")
 	return cmd
 }
 

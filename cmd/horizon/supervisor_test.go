@@ -19,6 +19,8 @@ func TestSupervisorStartFlags(t *testing.T) {
 		{name: "both", args: []string{"--day-ceiling", "5", "--no-ceiling"}, err: "[day-ceiling no-ceiling] were all set"},
 		{name: "not an amount", args: []string{"--day-ceiling", "lots"}, err: "day-ceiling"},
 		{name: "an argument", args: []string{"x", "--no-ceiling"}, err: "takes no arguments"},
+		{name: "one model for every role", args: []string{"--model", "fake/fake-coder", "--no-ceiling"}, want: supervisorStartOptions{ceiling: core.DayCeilingRequest{Unlimited: true}}},
+		{name: "an empty model", args: []string{"--model", " ", "--no-ceiling"}, err: "--model is empty"},
 	})
 }
 

@@ -107,8 +107,9 @@ func TestBadInputAtRuntime(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(big, ".horizon", "roadmap.md"), []byte(strings.Repeat(item, 4_700_000/len(item))), 0o644))
 	git(t, big, "add", ".horizon/roadmap.md")
 	git(t, big, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "a roadmap too large")
-	w.env = append(w.env, "HORIZON_MODELS_DEFAULT="+demo.Model) // a supervisor resolves its roles by the leaderboard
-	out, code = w.run(context.Background(), "supervisor", "start", "--repo", big, "--autonomy", "full", "--day-ceiling", "1")
+	// --model, as `horizon start` takes it: without it a supervisor
+	// resolves its roles by the leaderboard, which ranks no fake model.
+	out, code = w.run(context.Background(), "supervisor", "start", "--repo", big, "--autonomy", "full", "--day-ceiling", "1", "--model", demo.Model)
 	require.Equal(t, 0, code, out)
 	require.Eventually(t, func() bool {
 		out, code = w.run(context.Background(), "supervisor", "status", "--repo", big)
