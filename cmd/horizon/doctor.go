@@ -250,6 +250,7 @@ func (a *app) modelsCheck(ctx context.Context, dir string, haveOpenCode bool) ch
 			c.Detail = "OpenCode reports no models, so no role has one"
 			c.Fix = "connect a provider: `opencode auth login`, or add one to opencode.json; `horizon models` shows the choice per role"
 		case errors.As(err, &nm):
+			c.Detail, _, _ = strings.Cut(err.Error(), "\n") // the rest says what Fix says
 			c.Fix = "connect a provider that serves a leaderboard route for the role, or pass --model PROVIDER/MODEL; `horizon models` shows the choice per role"
 		default:
 			c.Fix = "set --model (models.default) to one OpenCode offers, or leave it out to use the leaderboard"

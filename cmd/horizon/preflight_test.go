@@ -77,9 +77,9 @@ func TestStartRefusesWhatPreflightKnows(t *testing.T) {
 		doctorHas []string
 	}{
 		{"no model for a role", good, []string{"fake/fake-coder"}, nil, nil, "models",
-			[]string{"role worker", "role auditor", "--model PROVIDER/MODEL"}, []string{"role worker"}},
+			[]string{"no model for worker (build) and auditor (analyze)", "--model fake/fake-coder", "opencode auth login"}, []string{"no model for worker (build) and auditor (analyze)"}},
 		{"no usable provider", good, nil, nil, nil, "models",
-			[]string{"role worker", "no role is available", "connect a provider"}, []string{"OpenCode reports no models"}},
+			[]string{"no model for worker (build) and auditor (analyze)", "it reaches none", "opencode auth login"}, []string{"OpenCode reports no models"}},
 		{"--model OpenCode lacks", good, []string{"fake/fake-coder"}, nil, []string{"--model", "fake/nope"}, "models",
 			[]string{`"fake/nope"`, "fake/fake-coder", "horizon models"}, []string{"fake/nope"}},
 		{"models.default OpenCode lacks", good, []string{"fake/fake-coder"}, []string{"HORIZON_MODELS_DEFAULT=fake/nope"}, nil, "models",

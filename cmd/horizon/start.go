@@ -24,6 +24,7 @@ import (
 	"github.com/horizon/horizon/internal/agent"
 	"github.com/horizon/horizon/internal/repo"
 	"github.com/horizon/horizon/internal/tools"
+	"github.com/horizon/horizon/ladder"
 	"github.com/horizon/horizon/workflows"
 )
 
@@ -297,9 +298,70 @@ func (a *app) roleModels(ctx context.Context, dir string) (activities.RoleModels
 	case errors.As(err, &um):
 		return rm, connected, usagef("--model (models.default): %v; use one of them (`horizon models` lists them), or leave --model out to use the leaderboard", err)
 	case err != nil:
+		if msg := noRoleModels(err, connected); msg != "" {
+			return rm, connected, usageError{&wrapped{msg: msg, err: err}}
+		}
 		return rm, connected, usageError{err}
 	}
 	return rm, connected, nil
+}
+
+// noRoleModels says once, in a few lines, that roles have no model (err
+// joins a RoleModelError per role) and what to do: one of the models
+// OpenCode reaches for every role, or a provider the leaderboard ranks.
+// "" when err is something else.
+func noRoleModels(err error, connected []string) string {
+	var roles []string
+	for _, e := range joined(err) {
+		var rme *activities.RoleModelError
+		var nm *ladder.NoModelError
+		if !errors.As(e, &rme) || !errors.As(e, &nm) {
+			return ""
+		}
+		roles = append(roles, fmt.Sprintf("%s (%s)", rme.Role, nm.Role))
+	}
+	if len(roles) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "no model for %s: the leaderboard ranks none of the models OpenCode reaches", joinWords(roles))
+	if len(connected) == 0 {
+		b.WriteString(", and it reaches none.\nConnect a provider (`opencode auth login`), then `horizon models` shows each role's choice.")
+		return b.String()
+	}
+	shown := connected[:min(len(connected), 5)]
+	more := ""
+	if len(connected) > len(shown) {
+		more = fmt.Sprintf(" and %d more (`horizon models`)", len(connected)-len(shown))
+	}
+	fmt.Fprintf(&b, " (%s%s).\nUse one of them for every role: --model %s (or HORIZON_MODELS_DEFAULT=%s),\nor connect a provider the leaderboard ranks (`opencode auth login`).",
+		strings.Join(shown, ", "), more, connected[0], connected[0])
+	return b.String()
+}
+
+// wrapped says err in other words and keeps it for errors.As.
+type wrapped struct {
+	msg string
+	err error
+}
+
+func (w *wrapped) Error() string { return w.msg }
+func (w *wrapped) Unwrap() error { return w.err }
+
+// joined is the errors err joins (errors.Join), or err alone.
+func joined(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// joinWords lists words as a sentence does: "a", "a and b", "a, b and c".
+func joinWords(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 // runTemplate is what every run takes from the configuration: models,

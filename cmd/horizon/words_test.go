@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/mock"
@@ -15,6 +17,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/mocks"
 
+	"github.com/horizon/horizon/activities"
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/repo"
 	"github.com/horizon/horizon/workflows"
@@ -152,4 +155,36 @@ func TestOrList(t *testing.T) {
 	require.Equal(t, "a", orList([]string{"a"}))
 	require.Equal(t, "a or b", orList([]string{"a", "b"}))
 	require.Equal(t, "a, b or c", orList([]string{"a", "b", "c"}))
+}
+
+// With no model the leaderboard ranks, start says so once for every role
+// without one, in a few lines ending with what to run.
+func TestNoRoleModelsSaysItOnce(t *testing.T) {
+	lb, err := activities.LoadLeaderboard("")
+	require.NoError(t, err)
+	for _, tt := range []struct {
+		name      string
+		connected []string
+		want      []string
+	}{
+		{"a model the leaderboard does not rank", []string{"fake/fake-coder"}, []string{
+			"no model for worker (build) and auditor (analyze):",
+			"(fake/fake-coder).",
+			"--model fake/fake-coder (or HORIZON_MODELS_DEFAULT=fake/fake-coder)",
+			"opencode auth login"}},
+		{"many", []string{"a/1", "a/2", "a/3", "a/4", "a/5", "a/6", "a/7"}, []string{"(a/1, a/2, a/3, a/4, a/5 and 2 more (`horizon models`))", "--model a/1"}},
+		{"none", nil, []string{"it reaches none", "opencode auth login"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := activities.ResolveRoles(lb, "", tt.connected)
+			require.Error(t, err)
+			msg := noRoleModels(err, tt.connected)
+			for _, w := range tt.want {
+				require.Contains(t, msg, w)
+			}
+			require.LessOrEqual(t, strings.Count(msg, "\n"), 2, "a few lines: %s", msg)
+			require.Equal(t, 1, strings.Count(msg, "no model for"), "said once: %s", msg)
+		})
+	}
+	require.Empty(t, noRoleModels(errors.New("models.file: unreadable"), nil), "another error is left as it is")
 }
