@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -82,6 +83,15 @@ func modelsRun(ctx context.Context, o *modelsOptions) error {
 		return json.NewEncoder(a.out).Encode(rep)
 	}
 	fmt.Fprintf(a.out, "leaderboard %s · %s reachable through OpenCode\n", rep.Leaderboard, plural(len(connected), "model"))
+	if len(connected) > 0 {
+		// The names a --model may take, not only their count.
+		shown := connected[:min(len(connected), 20)]
+		more := ""
+		if len(connected) > len(shown) {
+			more = fmt.Sprintf(" and %d more (--json lists all)", len(connected)-len(shown))
+		}
+		fmt.Fprintf(a.out, "reachable   %s%s\n", strings.Join(shown, ", "), more)
+	}
 	if rep.Forced != "" {
 		fmt.Fprintf(a.out, "models.default %s overrides every role\n", rep.Forced)
 	}

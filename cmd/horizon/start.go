@@ -312,7 +312,7 @@ func (a *app) roleModels(ctx context.Context, dir string) (activities.RoleModels
 // "" when err is something else.
 func noRoleModels(err error, connected []string) string {
 	var roles []string
-	for _, e := range joined(err) {
+	for _, e := range unwrapAll(err) {
 		var rme *activities.RoleModelError
 		var nm *ladder.NoModelError
 		if !errors.As(e, &rme) || !errors.As(e, &nm) {
@@ -347,14 +347,6 @@ type wrapped struct {
 
 func (w *wrapped) Error() string { return w.msg }
 func (w *wrapped) Unwrap() error { return w.err }
-
-// joined is the errors err joins (errors.Join), or err alone.
-func joined(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
-}
 
 // joinWords lists words as a sentence does: "a", "a and b", "a, b and c".
 func joinWords(words []string) string {

@@ -188,3 +188,16 @@ func TestNoRoleModelsSaysItOnce(t *testing.T) {
 	}
 	require.Empty(t, noRoleModels(errors.New("models.file: unreadable"), nil), "another error is left as it is")
 }
+
+// horizon models names the models OpenCode reaches, not only their count:
+// they are what --model may take.
+func TestModelsNamesWhatIsReachable(t *testing.T) {
+	repo := gateRepo(t, goodGate)
+	t.Setenv("HORIZON_HOME", t.TempDir())
+	t.Setenv("HORIZON_TEMPORAL_ADDRESS", "")
+	fakeOpenCode(t, "fake/fake-coder", "fake/other")
+	code, out, errOut := runCLI(t, "models", "--repo", repo)
+	require.Equal(t, 0, code, "%s%s", out, errOut)
+	require.Contains(t, out, "2 models reachable through OpenCode")
+	require.Contains(t, out, "reachable   fake/fake-coder, fake/other\n")
+}
