@@ -114,6 +114,22 @@ func visible(sel string) chromedp.Action[chromedp.Void] {
 	return chromedp.WaitVisible(s, o)
 }
 
+// click clicks the element sel names, as a person's mouse does. The
+// dashboard redraws its lists as it polls, so the node found can be
+// replaced before the click lands; the click then looks it up again.
+func click(t *testing.T, ctx context.Context, sel string) {
+	t.Helper()
+	s, o := css(sel)
+	var err error
+	for range 5 {
+		if err = chromedp.Do(ctx, chromedp.Click(s, o)); err == nil || !strings.Contains(err.Error(), "Could not find node") {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	require.NoError(t, err, "click %s", sel)
+}
+
 func text(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()
 	s, o := css(sel)
@@ -197,8 +213,7 @@ func TestWebDashboardApprovesAWaitingRun(t *testing.T) {
 	require.Equal(t, srv.Token, token, "the page keeps the token from the URL")
 	require.NotNil(t, w.status(id).Waiting, "loading the dashboard approves nothing")
 
-	sel, opt := css(approve)
-	require.NoError(t, chromedp.Do(tctx, chromedp.Click(sel, opt)))
+	click(t, tctx, approve)
 
 	final := w.waitStatus(id, 4*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() })
 	require.Equal(t, horizon.StatusCompleted, final.Status, final.Reason)
