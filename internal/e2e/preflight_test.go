@@ -49,8 +49,8 @@ func TestPreflightRefusedBeforeStart(t *testing.T) {
 		check string // doctor's failing check
 		want  []string
 	}{
-		{"no model for a role", nil, good, nil, "models", []string{"no model for worker (build) and auditor (analyze)", "--model " + demo.Model, "opencode auth login"}},
-		{"no usable provider", []string{"HOME=" + bare, "XDG_CONFIG_HOME=" + filepath.Join(bare, ".config")}, good, nil, "models", []string{"no model for worker (build) and auditor (analyze)", "it reaches none", "opencode auth login"}},
+		{"no model for a role", nil, good, nil, "models", []string{"no model for worker (build) and auditor (analyze)", "Use one of them for every role: --model ", "opencode auth login"}},
+		{"no usable provider", []string{"HOME=" + bare, "XDG_CONFIG_HOME=" + filepath.Join(bare, ".config")}, good, nil, "models", []string{"no model for worker (build) and auditor (analyze)", "opencode auth login"}},
 		{"--model OpenCode lacks", []string{"HORIZON_MODELS_DEFAULT=fake/no-such-model"}, good, nil, "models", []string{"fake/no-such-model", demo.Model, "horizon models"}},
 		{"models.file missing", []string{"HORIZON_MODELS_FILE=/nonexistent/models.json"}, good, nil, "models", []string{"models.file /nonexistent/models.json"}},
 		{"gate without exec bit", []string{"HORIZON_MODELS_DEFAULT=" + demo.Model}, noExec, nil, "gate", []string{filepath.Join(noExec, ".horizon", "verify.sh"), "lacks the execute bit", "chmod +x"}},
