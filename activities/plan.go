@@ -10,9 +10,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/textio"
 )
 
 // SavePlan writes the run's plan to runs/<run>/plan.json and appends its new
@@ -64,7 +64,7 @@ func appendDecisions(path string, ds []horizon.Decision) (int, error) {
 		return 0, fmt.Errorf("decisions: %w", err)
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := textio.Lock(f); err != nil {
 		return 0, fmt.Errorf("decisions: lock %s: %w", path, err)
 	}
 	data, err := io.ReadAll(f)

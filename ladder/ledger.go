@@ -105,26 +105,12 @@ func (c Card) kind() string {
 	return "bounded"
 }
 
-// Outcome is how one attempt ended (vocab.Outcome, shared with horizon).
-type Outcome = vocab.Outcome
-
-// Attempt outcomes the ladder reads. Only OutcomeAccepted means the change
-// is in; OutcomeError is horizon's own failure, not the model's.
-const (
-	OutcomeAccepted      = vocab.OutcomeAccepted
-	OutcomeGateFailed    = vocab.OutcomeGateFailed
-	OutcomeRejected      = vocab.OutcomeRejected
-	OutcomeProtocolError = vocab.OutcomeProtocolError
-	OutcomeBlocked       = vocab.OutcomeBlocked
-	OutcomeError         = vocab.OutcomeError
-)
-
 // modelFailure reports whether o is evidence against the model that made
-// the attempt. OutcomeError is not: a crashed endpoint says nothing about
+// the attempt. vocab.OutcomeError is not: a crashed endpoint says nothing about
 // whether a bigger model is needed.
-func modelFailure(o Outcome) bool {
+func modelFailure(o vocab.Outcome) bool {
 	switch o {
-	case OutcomeGateFailed, OutcomeRejected, OutcomeProtocolError, OutcomeBlocked:
+	case vocab.OutcomeGateFailed, vocab.OutcomeRejected, vocab.OutcomeProtocolError, vocab.OutcomeBlocked:
 		return true
 	}
 	return false
@@ -132,8 +118,8 @@ func modelFailure(o Outcome) bool {
 
 // gateRan reports whether an attempt with this outcome ran the gate, so
 // that its failing set is known (empty for a green gate).
-func gateRan(o Outcome) bool {
-	return o == OutcomeGateFailed || o == OutcomeRejected || o == OutcomeAccepted
+func gateRan(o vocab.Outcome) bool {
+	return o == vocab.OutcomeGateFailed || o == vocab.OutcomeRejected || o == vocab.OutcomeAccepted
 }
 
 // Action is what a Decision asks the caller to do, and what a ledger entry
@@ -165,9 +151,9 @@ type Entry struct {
 	Model   string `json:"model,omitempty"`
 	// Triggers are the escalation triggers of this attempt, as Triggers
 	// computed them when it ended. Route reads them from here.
-	Triggers []Trigger `json:"triggers,omitempty"`
-	Cost     float64   `json:"cost"` // metered cost in USD, 0 for local tiers
-	Outcome  Outcome   `json:"outcome"`
+	Triggers []Trigger     `json:"triggers,omitempty"`
+	Cost     float64       `json:"cost"` // metered cost in USD, 0 for local tiers
+	Outcome  vocab.Outcome `json:"outcome"`
 	// FailingSet is the gate's failing-assertion set (gate.ParseFailures).
 	FailingSet []string `json:"failing_set,omitempty"`
 	// DiffHash identifies the attempt's diff against the lane base

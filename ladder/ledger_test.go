@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/horizon/horizon/internal/vocab"
 )
 
 func TestTierText(t *testing.T) {
@@ -27,11 +29,11 @@ func TestTierText(t *testing.T) {
 // Entries and availability cross Temporal as JSON: they must round-trip.
 func TestLedgerJSONRoundTrip(t *testing.T) {
 	l := Ledger{
-		{Card: "f1", Tier: T1, Applier: "opencode", Model: "ollama/qwen2.5-coder:14b", Outcome: OutcomeGateFailed,
+		{Card: "f1", Tier: T1, Applier: "opencode", Model: "ollama/qwen2.5-coder:14b", Outcome: vocab.OutcomeGateFailed,
 			FailingSet: []string{"p.TestA"}, DiffHash: "sha256:ab", ChangedFiles: []string{"a.go"}, ChangedLines: 3, PromptTokens: 900,
 			Triggers: []Trigger{{Kind: TriggerRegression, Evidence: []string{"p.TestA"}, Detail: "previously green tests now failing [p.TestA]"}}},
-		{Card: "f1", Tier: T1, Action: ActionRetrieve, Outcome: OutcomeAccepted},
-		{Card: "f1", Tier: T3, Cost: 0.42, Outcome: OutcomeAccepted},
+		{Card: "f1", Tier: T1, Action: ActionRetrieve, Outcome: vocab.OutcomeAccepted},
+		{Card: "f1", Tier: T3, Cost: 0.42, Outcome: vocab.OutcomeAccepted},
 	}
 	b, err := json.Marshal(l)
 	require.NoError(t, err)
@@ -51,11 +53,11 @@ func TestLedgerJSONRoundTrip(t *testing.T) {
 
 func TestLedgerHelpers(t *testing.T) {
 	l := Ledger{
-		{Card: "a", Tier: T0, Outcome: OutcomeGateFailed},
-		{Card: "b", Tier: T3, Cost: 1, Outcome: OutcomeGateFailed},
-		{Card: "a", Tier: T1, Outcome: OutcomeGateFailed},
+		{Card: "a", Tier: T0, Outcome: vocab.OutcomeGateFailed},
+		{Card: "b", Tier: T3, Cost: 1, Outcome: vocab.OutcomeGateFailed},
+		{Card: "a", Tier: T1, Outcome: vocab.OutcomeGateFailed},
 		{Card: "a", Tier: T2, Action: ActionRetrieve, Cost: 0.01},
-		{Card: "a", Tier: T3, Cost: 0.5, Outcome: OutcomeRejected},
+		{Card: "a", Tier: T3, Cost: 0.5, Outcome: vocab.OutcomeRejected},
 		{Card: "a", Tier: T3, Action: ActionRetrieve, Cost: 0.2},
 	}
 	a := l.ForCard("a")

@@ -3,6 +3,8 @@ package ladder
 import (
 	"fmt"
 	"strings"
+
+	"github.com/horizon/horizon/internal/vocab"
 )
 
 // Decision is what Route asks the caller to do next for a card.
@@ -63,7 +65,7 @@ func Route(l Ledger, c Card, av Availability, s Spend) Decision {
 	r := router{card: c, av: av, budget: b, mine: mine}
 	r.mechanical, r.open = c.shape()
 	for _, e := range mine {
-		if e.IsAttempt() && e.Tier == T0 && e.Outcome != OutcomeError {
+		if e.IsAttempt() && e.Tier == T0 && e.Outcome != vocab.OutcomeError {
 			r.triedT0 = true
 		}
 	}
@@ -86,7 +88,7 @@ func (r *router) route() Decision {
 	if last == nil {
 		return r.start()
 	}
-	if last.Outcome == OutcomeAccepted {
+	if last.Outcome == vocab.OutcomeAccepted {
 		return Decision{Action: ActionDone, Reason: fmt.Sprintf("card %s was accepted at %s", r.card.ID, last.Tier)}
 	}
 	attempts := r.mine.Attempts()

@@ -22,7 +22,7 @@ type routeInput struct {
 	S  Spend
 }
 
-var allOutcomes = []Outcome{OutcomeGateFailed, OutcomeGateFailed, OutcomeRejected, OutcomeProtocolError, OutcomeBlocked, OutcomeError, OutcomeAccepted}
+var allOutcomes = []vocab.Outcome{vocab.OutcomeGateFailed, vocab.OutcomeGateFailed, vocab.OutcomeRejected, vocab.OutcomeProtocolError, vocab.OutcomeBlocked, vocab.OutcomeError, vocab.OutcomeAccepted}
 
 var allTriggerKinds = []TriggerKind{
 	TriggerGateRedTwice, TriggerSameFailingSet, TriggerIdenticalDiff, TriggerRegression,
@@ -188,17 +188,17 @@ func TestRouteProperties(t *testing.T) {
 			require.True(t, in.C.Kind == vocab.KindMechanical, "codemods for a card that is not mechanical: %+v", in.C)
 			require.Equal(t, ActionAttempt, d.Action)
 			for _, e := range attempts {
-				require.False(t, e.Tier == T0 && e.Outcome != OutcomeError, "codemods run twice: %s", d.Reason)
+				require.False(t, e.Tier == T0 && e.Outcome != vocab.OutcomeError, "codemods run twice: %s", d.Reason)
 			}
 		}
 
 		// Done exactly when the last attempt was accepted (and spend allows
 		// routing at all).
 		if !pause {
-			require.Equal(t, last != nil && last.Outcome == OutcomeAccepted, d.Action == ActionDone, d.Reason)
+			require.Equal(t, last != nil && last.Outcome == vocab.OutcomeAccepted, d.Action == ActionDone, d.Reason)
 		}
 
-		if pause || last != nil && last.Outcome == OutcomeAccepted {
+		if pause || last != nil && last.Outcome == vocab.OutcomeAccepted {
 			return
 		}
 		open := in.C.Kind == vocab.KindOpen
@@ -284,9 +284,9 @@ func TestRouteWalkProperty(t *testing.T) {
 				l = append(l, Entry{Card: card.ID, Tier: d.Tier, Action: ActionRetrieve})
 				continue
 			}
-			e := Entry{Card: card.ID, Tier: d.Tier, Outcome: OutcomeGateFailed, FailingSet: []string{"t"}, DiffHash: "h"}
+			e := Entry{Card: card.ID, Tier: d.Tier, Outcome: vocab.OutcomeGateFailed, FailingSet: []string{"t"}, DiffHash: "h"}
 			if d.Tier >= solvesAt {
-				e.Outcome, e.FailingSet = OutcomeAccepted, nil
+				e.Outcome, e.FailingSet = vocab.OutcomeAccepted, nil
 			}
 			prev, _ := l.LastAttempt()
 			e.Triggers = Triggers(card, []string{"t"}, prev, e, "", 0)

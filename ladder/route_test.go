@@ -42,7 +42,7 @@ var (
 
 // red is a failed attempt at card f1 with the given triggers.
 func red(tier Tier, tr ...Trigger) Entry {
-	return Entry{Card: "f1", Tier: tier, Outcome: OutcomeGateFailed, FailingSet: []string{"pkg.TestAdd"}, Triggers: tr}
+	return Entry{Card: "f1", Tier: tier, Outcome: vocab.OutcomeGateFailed, FailingSet: []string{"pkg.TestAdd"}, Triggers: tr}
 }
 
 var (
@@ -88,7 +88,7 @@ var routeCases = []routeCase{
 	{"bounded: two local attempts escalate to the reader when there is one",
 		Ledger{red(T1), red(T1, trRed2, trSame)}, bounded, allTiers, budget10, ActionAttempt, T2},
 	{"bounded: two local failures without a trigger retry locally",
-		Ledger{red(T1), {Card: "f1", Tier: T1, Outcome: OutcomeRejected}}, bounded, allTiers, budget10, ActionAttempt, T1},
+		Ledger{red(T1), {Card: "f1", Tier: T1, Outcome: vocab.OutcomeRejected}}, bounded, allTiers, budget10, ActionAttempt, T1},
 	{"mechanical: codemods failed, the local model is next", Ledger{red(T0)}, mechanical, allTiers, budget10, ActionAttempt, T1},
 	{"mechanical: codemods and local model failed alike, escalate",
 		Ledger{red(T0), red(T1, trSame)}, mechanical, allTiers, budget10, ActionAttempt, T2},
@@ -99,8 +99,8 @@ var routeCases = []routeCase{
 
 	// Open cards climb after one failure.
 	{"open: one failed attempt climbs", Ledger{red(T1)}, open, allTiers, budget10, ActionAttempt, T2},
-	{"open: a rejected attempt climbs too", Ledger{{Card: "f1", Tier: T1, Outcome: OutcomeRejected}}, open, noReader, budget10, ActionAttempt, T3},
-	{"open: horizon's own error is no evidence against the model", Ledger{{Card: "f1", Tier: T1, Outcome: OutcomeError}}, open, allTiers, budget10, ActionAttempt, T1},
+	{"open: a rejected attempt climbs too", Ledger{{Card: "f1", Tier: T1, Outcome: vocab.OutcomeRejected}}, open, noReader, budget10, ActionAttempt, T3},
+	{"open: horizon's own error is no evidence against the model", Ledger{{Card: "f1", Tier: T1, Outcome: vocab.OutcomeError}}, open, allTiers, budget10, ActionAttempt, T1},
 
 	// Escalation and the top of the ladder.
 	{"a trigger at T3 climbs to T4", Ledger{red(T1), red(T1, trSame), red(T3, trSame)}, bounded, allTiers, budget10, ActionAttempt, T4},
@@ -131,9 +131,9 @@ var routeCases = []routeCase{
 	{"no ceiling set: local only, never paid", Ledger{red(T1), red(T1, trSame)}, bounded, allTiers, Spend{}, ActionAttempt, T1},
 
 	// Ends.
-	{"accepted: done", Ledger{red(T1), {Card: "f1", Tier: T1, Outcome: OutcomeAccepted}}, bounded, allTiers, budget10, ActionDone, T0},
+	{"accepted: done", Ledger{red(T1), {Card: "f1", Tier: T1, Outcome: vocab.OutcomeAccepted}}, bounded, allTiers, budget10, ActionDone, T0},
 	{"nothing available: pause naming every tier", nil, bounded, Availability{}, budget10, ActionPause, T0},
-	{"other cards' entries do not count", Ledger{{Card: "f2", Tier: T1, Outcome: OutcomeGateFailed, Triggers: []Trigger{trSame}}, red(T1)}, bounded, allTiers, budget10, ActionAttempt, T1},
+	{"other cards' entries do not count", Ledger{{Card: "f2", Tier: T1, Outcome: vocab.OutcomeGateFailed, Triggers: []Trigger{trSame}}, red(T1)}, bounded, allTiers, budget10, ActionAttempt, T1},
 }
 
 // TestRouteScenarios checks each rule on a named scenario; the reasons are
@@ -202,7 +202,7 @@ func TestRouteReasonVerbatim(t *testing.T) {
 	d := Route(nil, c, allTiers, budget10)
 	require.Equal(t, "first attempt at bounded card 100%-done: starting at T1", d.Reason)
 	sym := Trigger{Kind: TriggerUnresolvedSymbol, Evidence: []string{"x%sy"}}
-	d = Route(Ledger{{Card: c.ID, Tier: T1, Outcome: OutcomeGateFailed, Triggers: []Trigger{sym}}}, c, allTiers, budget10)
+	d = Route(Ledger{{Card: c.ID, Tier: T1, Outcome: vocab.OutcomeGateFailed, Triggers: []Trigger{sym}}}, c, allTiers, budget10)
 	require.Equal(t, ActionRetrieve, d.Action)
 	require.Contains(t, d.Reason, "[x%sy]")
 	require.NotContains(t, d.Reason, "%!")

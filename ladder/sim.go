@@ -118,10 +118,10 @@ func Simulate(cards []SimCard, cfg SimConfig, policy Policy) SimResult {
 			mechanical, _ := c.shape()
 			solved := d.Tier >= sc.SolvesAt && (d.Tier != T0 || mechanical)
 			if solved {
-				e.Outcome = OutcomeAccepted
+				e.Outcome = vocab.OutcomeAccepted
 				e.DiffHash = fmt.Sprintf("sha256:%s-%d-ok", c.ID, n)
 			} else {
-				e.Outcome = OutcomeGateFailed
+				e.Outcome = vocab.OutcomeGateFailed
 				e.FailingSet = []string{test}
 				e.DiffHash = fmt.Sprintf("sha256:%s-%d", c.ID, n)
 			}

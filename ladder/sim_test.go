@@ -70,7 +70,7 @@ func TestSimulateUnresolved(t *testing.T) {
 func BenchmarkRoute(b *testing.B) {
 	var l Ledger
 	for i := 0; i < 6; i++ {
-		l = append(l, red(T1), Entry{Card: "other", Tier: T3, Outcome: OutcomeGateFailed})
+		l = append(l, red(T1), Entry{Card: "other", Tier: T3, Outcome: vocab.OutcomeGateFailed})
 	}
 	l[len(l)-2].Triggers = []Trigger{trSame}
 	b.ReportAllocs()

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/horizon/horizon/internal/vocab"
 )
 
 // TriggerKind names an escalation trigger.
@@ -83,7 +85,7 @@ func Triggers(card Card, baselineFailing []string, prev *Entry, cur Entry, gateO
 // its own two tries before this trigger moves it on, while "no progress"
 // across rungs is caught by SameFailingSet and IdenticalDiff.
 func GateRedTwice(prev *Entry, cur Entry) (Trigger, bool) {
-	if prev == nil || prev.Outcome != OutcomeGateFailed || cur.Outcome != OutcomeGateFailed || prev.Tier != cur.Tier {
+	if prev == nil || prev.Outcome != vocab.OutcomeGateFailed || cur.Outcome != vocab.OutcomeGateFailed || prev.Tier != cur.Tier {
 		return Trigger{}, false
 	}
 	return Trigger{
@@ -97,7 +99,7 @@ func GateRedTwice(prev *Entry, cur Entry) (Trigger, bool) {
 // are not compared: an empty set of a red gate means the failures were not
 // recognised (a lint step, a crash), not that they were the same.
 func SameFailingSet(prev *Entry, cur Entry) (Trigger, bool) {
-	if prev == nil || prev.Outcome != OutcomeGateFailed || cur.Outcome != OutcomeGateFailed {
+	if prev == nil || prev.Outcome != vocab.OutcomeGateFailed || cur.Outcome != vocab.OutcomeGateFailed {
 		return Trigger{}, false
 	}
 	a, b := normSet(prev.FailingSet), normSet(cur.FailingSet)
@@ -130,7 +132,7 @@ func IdenticalDiff(prev *Entry, cur Entry) (Trigger, bool) {
 // prev's gate ran. ladder sees failing sets only, so a test the attempt
 // added and left failing counts too: it was not failing before either.
 func Regression(baselineFailing []string, prev *Entry, cur Entry) (Trigger, bool) {
-	if cur.Outcome != OutcomeGateFailed {
+	if cur.Outcome != vocab.OutcomeGateFailed {
 		return Trigger{}, false
 	}
 	base := toSet(baselineFailing)
@@ -228,7 +230,7 @@ func ContextOverflow(cur Entry, localContextCap int) (Trigger, bool) {
 // UnresolvedSymbols). Route answers it with a retrieval step, not a bigger
 // model.
 func UnresolvedSymbol(cur Entry, gateOutput string) (Trigger, bool) {
-	if cur.Outcome != OutcomeGateFailed {
+	if cur.Outcome != vocab.OutcomeGateFailed {
 		return Trigger{}, false
 	}
 	syms := UnresolvedSymbols(gateOutput)

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/horizon/horizon/gate"
+	"github.com/horizon/horizon/internal/vocab"
 )
 
 // failing parses a captured gate output the way the gate does.
@@ -31,12 +32,12 @@ func seqEntry(t *testing.T, n string, tier Tier) (Entry, string) {
 	out := readTestdata(t, "seq/"+n+".txt")
 	st := diffOf(t, "seq/"+n+".diff")
 	e := Entry{
-		Card: "calc", Tier: tier, Outcome: OutcomeGateFailed,
+		Card: "calc", Tier: tier, Outcome: vocab.OutcomeGateFailed,
 		FailingSet: failing(t, "seq/"+n+".txt"),
 		DiffHash:   st.Hash, ChangedFiles: st.Files, ChangedLines: st.ChangedLines(),
 	}
 	if len(e.FailingSet) == 0 {
-		e.Outcome = OutcomeAccepted
+		e.Outcome = vocab.OutcomeAccepted
 	}
 	return e, out
 }
@@ -111,11 +112,11 @@ func TestTriggersRealSequence(t *testing.T) {
 			}
 		})
 	}
-	require.Equal(t, OutcomeAccepted, a4.Outcome)
+	require.Equal(t, vocab.OutcomeAccepted, a4.Outcome)
 }
 
 func TestGateRedTwice(t *testing.T) {
-	red := func(tier Tier) *Entry { return &Entry{Tier: tier, Outcome: OutcomeGateFailed} }
+	red := func(tier Tier) *Entry { return &Entry{Tier: tier, Outcome: vocab.OutcomeGateFailed} }
 	tests := []struct {
 		name string
 		prev *Entry
@@ -125,9 +126,9 @@ func TestGateRedTwice(t *testing.T) {
 		{"first attempt", nil, *red(T1), false},
 		{"red twice at T1", red(T1), *red(T1), true},
 		{"red at a new tier starts a new streak", red(T1), *red(T3), false},
-		{"rejected then red", &Entry{Tier: T1, Outcome: OutcomeRejected}, *red(T1), false},
-		{"protocol error then red", &Entry{Tier: T1, Outcome: OutcomeProtocolError}, *red(T1), false},
-		{"red then accepted", red(T1), Entry{Tier: T1, Outcome: OutcomeAccepted}, false},
+		{"rejected then red", &Entry{Tier: T1, Outcome: vocab.OutcomeRejected}, *red(T1), false},
+		{"protocol error then red", &Entry{Tier: T1, Outcome: vocab.OutcomeProtocolError}, *red(T1), false},
+		{"red then accepted", red(T1), Entry{Tier: T1, Outcome: vocab.OutcomeAccepted}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,7 +145,7 @@ func TestGateRedTwice(t *testing.T) {
 // same failures reported in two formats are the same set.
 func TestSameFailingSet(t *testing.T) {
 	red := func(file string) Entry {
-		return Entry{Tier: T1, Outcome: OutcomeGateFailed, FailingSet: failing(t, file)}
+		return Entry{Tier: T1, Outcome: vocab.OutcomeGateFailed, FailingSet: failing(t, file)}
 	}
 	ptr := func(e Entry) *Entry { return &e }
 	tests := []struct {
@@ -158,9 +159,9 @@ func TestSameFailingSet(t *testing.T) {
 		{"cargo: fail-fast run stops before the integration test", ptr(red("gate/cargo/two.txt")), red("gate/cargo/two_no_fail_fast.txt"), false},
 		{"baseline red, a3 red on another test", ptr(red("seq/baseline.txt")), red("seq/a3.txt"), false},
 		{"first attempt", nil, red("seq/a1.txt"), false},
-		{"unrecognised failures are not compared", &Entry{Outcome: OutcomeGateFailed}, Entry{Outcome: OutcomeGateFailed}, false},
-		{"order and duplicates do not matter", &Entry{Outcome: OutcomeGateFailed, FailingSet: []string{"b", "a"}}, Entry{Outcome: OutcomeGateFailed, FailingSet: []string{"a", "b", "a"}}, true},
-		{"previous attempt was rejected (gate green)", &Entry{Outcome: OutcomeRejected}, red("seq/a1.txt"), false},
+		{"unrecognised failures are not compared", &Entry{Outcome: vocab.OutcomeGateFailed}, Entry{Outcome: vocab.OutcomeGateFailed}, false},
+		{"order and duplicates do not matter", &Entry{Outcome: vocab.OutcomeGateFailed, FailingSet: []string{"b", "a"}}, Entry{Outcome: vocab.OutcomeGateFailed, FailingSet: []string{"a", "b", "a"}}, true},
+		{"previous attempt was rejected (gate green)", &Entry{Outcome: vocab.OutcomeRejected}, red("seq/a1.txt"), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -202,7 +203,7 @@ func TestIdenticalDiff(t *testing.T) {
 
 func TestRegression(t *testing.T) {
 	base := failing(t, "seq/baseline.txt") // [example.com/calc.TestAdd]
-	red := func(set ...string) Entry { return Entry{Outcome: OutcomeGateFailed, FailingSet: set} }
+	red := func(set ...string) Entry { return Entry{Outcome: vocab.OutcomeGateFailed, FailingSet: set} }
 	ptr := func(e Entry) *Entry { return &e }
 	tests := []struct {
 		name     string
@@ -213,10 +214,10 @@ func TestRegression(t *testing.T) {
 	}{
 		{"still only the baseline's red test", base, nil, red(failing(t, "seq/a1.txt")...), nil},
 		{"a green test broken (real output)", base, nil, red(failing(t, "seq/a3.txt")...), []string{"example.com/calc.TestMul"}},
-		{"fixed in the previous attempt, broken again", base, ptr(Entry{Outcome: OutcomeRejected}), red("example.com/calc.TestAdd"), []string{"example.com/calc.TestAdd"}},
-		{"previous attempt's gate did not run: only the baseline counts", base, ptr(Entry{Outcome: OutcomeProtocolError}), red("example.com/calc.TestAdd"), nil},
+		{"fixed in the previous attempt, broken again", base, ptr(Entry{Outcome: vocab.OutcomeRejected}), red("example.com/calc.TestAdd"), []string{"example.com/calc.TestAdd"}},
+		{"previous attempt's gate did not run: only the baseline counts", base, ptr(Entry{Outcome: vocab.OutcomeProtocolError}), red("example.com/calc.TestAdd"), nil},
 		{"green baseline: every failure is new", nil, nil, red("p.TestA"), []string{"p.TestA"}},
-		{"gate green now", base, nil, Entry{Outcome: OutcomeRejected}, nil},
+		{"gate green now", base, nil, Entry{Outcome: vocab.OutcomeRejected}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -284,24 +285,24 @@ func TestContextOverflow(t *testing.T) {
 
 func TestUnresolvedSymbolTrigger(t *testing.T) {
 	out := readTestdata(t, "gate/gotest/build_failed_plain.txt")
-	tr, ok := UnresolvedSymbol(Entry{Outcome: OutcomeGateFailed}, out)
+	tr, ok := UnresolvedSymbol(Entry{Outcome: vocab.OutcomeGateFailed}, out)
 	require.True(t, ok)
 	require.Equal(t, []string{"undefinedThing"}, tr.Evidence)
 	require.Equal(t, "unresolved symbols [undefinedThing]", tr.Detail)
 
 	// A green gate's output is not read: a test may well print a NameError it expects.
-	_, ok = UnresolvedSymbol(Entry{Outcome: OutcomeRejected}, out)
+	_, ok = UnresolvedSymbol(Entry{Outcome: vocab.OutcomeRejected}, out)
 	require.False(t, ok)
 
 	// The whole set for a build failure: the package is newly failing too.
 	card := Card{ID: "broken"}
-	cur := Entry{Tier: T1, Outcome: OutcomeGateFailed, FailingSet: failing(t, "gate/gotest/build_failed_plain.txt")}
+	cur := Entry{Tier: T1, Outcome: vocab.OutcomeGateFailed, FailingSet: failing(t, "gate/gotest/build_failed_plain.txt")}
 	require.Equal(t, []TriggerKind{TriggerRegression, TriggerUnresolvedSymbol}, kinds(Triggers(card, nil, nil, cur, out, 0)))
 }
 
 func TestTriggersIgnoresRetrievalAsPrev(t *testing.T) {
-	prev := &Entry{Tier: T1, Action: ActionRetrieve, DiffHash: "sha256:x", Outcome: OutcomeGateFailed}
-	cur := Entry{Tier: T1, DiffHash: "sha256:x", Outcome: OutcomeGateFailed}
+	prev := &Entry{Tier: T1, Action: ActionRetrieve, DiffHash: "sha256:x", Outcome: vocab.OutcomeGateFailed}
+	cur := Entry{Tier: T1, DiffHash: "sha256:x", Outcome: vocab.OutcomeGateFailed}
 	require.Empty(t, Triggers(Card{}, []string{}, prev, cur, "", 0))
 }
 
@@ -314,12 +315,12 @@ func TestListBounds(t *testing.T) {
 // A test failing at baseline that no longer ran fires vanished_tests,
 // naming it; a gate run without vanished tests does not.
 func TestVanishedTests(t *testing.T) {
-	tr, ok := VanishedTests(Entry{Outcome: OutcomeGateFailed, Vanished: []string{"p.TestB", "p.TestA"}})
+	tr, ok := VanishedTests(Entry{Outcome: vocab.OutcomeGateFailed, Vanished: []string{"p.TestB", "p.TestA"}})
 	require.True(t, ok)
 	require.Equal(t, TriggerVanishedTests, tr.Kind)
 	require.Equal(t, []string{"p.TestA", "p.TestB"}, tr.Evidence)
 	require.Contains(t, tr.Detail, "p.TestA")
-	_, ok = VanishedTests(Entry{Outcome: OutcomeGateFailed})
+	_, ok = VanishedTests(Entry{Outcome: vocab.OutcomeGateFailed})
 	require.False(t, ok)
 	kinds := func(ts []Trigger) []TriggerKind {
 		var out []TriggerKind
@@ -328,5 +329,5 @@ func TestVanishedTests(t *testing.T) {
 		}
 		return out
 	}
-	require.Contains(t, kinds(Triggers(Card{}, []string{"p.TestA"}, nil, Entry{Outcome: OutcomeGateFailed, Vanished: []string{"p.TestA"}}, "", 0)), TriggerVanishedTests)
+	require.Contains(t, kinds(Triggers(Card{}, []string{"p.TestA"}, nil, Entry{Outcome: vocab.OutcomeGateFailed, Vanished: []string{"p.TestA"}}, "", 0)), TriggerVanishedTests)
 }

@@ -30,10 +30,13 @@ type RunRow struct {
 
 // The engine's words for a run's workflow (RunRow.Status).
 const (
-	EngineRunning   = "running"
-	EngineCompleted = "completed"
-	EngineFailed    = "failed"
-	EngineCancelled = "cancelled"
+	EngineRunning    = "running"
+	EngineCompleted  = "completed"
+	EngineFailed     = "failed"
+	EngineCancelled  = "cancelled"
+	EngineTerminated = "terminated"
+	EngineTimedOut   = "timed_out"
+	EnginePaused     = "paused"
 )
 
 // engineStatus names a workflow's status in the engine's words; a run that
@@ -43,10 +46,10 @@ var engineStatus = map[enumspb.WorkflowExecutionStatus]string{
 	enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:        EngineCompleted,
 	enumspb.WORKFLOW_EXECUTION_STATUS_FAILED:           EngineFailed,
 	enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED:         EngineCancelled,
-	enumspb.WORKFLOW_EXECUTION_STATUS_TERMINATED:       "terminated",
+	enumspb.WORKFLOW_EXECUTION_STATUS_TERMINATED:       EngineTerminated,
 	enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW: EngineRunning,
-	enumspb.WORKFLOW_EXECUTION_STATUS_TIMED_OUT:        "timed_out",
-	enumspb.WORKFLOW_EXECUTION_STATUS_PAUSED:           "paused",
+	enumspb.WORKFLOW_EXECUTION_STATUS_TIMED_OUT:        EngineTimedOut,
+	enumspb.WORKFLOW_EXECUTION_STATUS_PAUSED:           EnginePaused,
 }
 
 // EngineStatus is the engine's word for a workflow status ("" for one it
@@ -55,7 +58,7 @@ func EngineStatus(s enumspb.WorkflowExecutionStatus) string { return engineStatu
 
 // Open says the engine still runs the run (running, blocked, waiting,
 // paused: all are open workflows).
-func (r RunRow) Open() bool { return r.Status == EngineRunning || r.Status == "paused" }
+func (r RunRow) Open() bool { return r.Status == EngineRunning || r.Status == EnginePaused }
 
 // Cancelled says a person (or a stop) cancelled the run.
 func (r RunRow) Cancelled() bool { return r.Status == EngineCancelled }
@@ -64,7 +67,7 @@ func (r RunRow) Cancelled() bool { return r.Status == EngineCancelled }
 // failed, was terminated or timed out.
 func (r RunRow) Failed() bool {
 	switch r.Status {
-	case EngineFailed, "terminated", "timed_out":
+	case EngineFailed, EngineTerminated, EngineTimedOut:
 		return true
 	}
 	return false
