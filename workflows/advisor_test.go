@@ -12,7 +12,7 @@ import (
 	"github.com/horizon/horizon/horizon"
 )
 
-func advisedInput() RunInput {
+func advisedInput() SingleRunInput {
 	in := input()
 	in.Limits.Advisor = activities.AdvisorSettings{Enabled: true, Model: "fake/adv", ReviewMode: "step", ReviewInterval: 1,
 		MaxToolSteps: 3, MaxNotes: 3, ImmuneTurns: 3, Timeout: time.Minute, RequireEvidence: true}
@@ -54,7 +54,7 @@ func TestAdvisorWakeAfterReport(t *testing.T) {
 		}).Once()
 	e.gates("pass")
 	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "def456"}, nil).Once()
-	e.ExecuteWorkflow(RunWorkflow, advisedInput())
+	e.ExecuteWorkflow(SingleRunWorkflow, advisedInput())
 	s, err := result(t, e)
 	require.NoError(t, err)
 	require.Equal(t, "fake/adv", watched.Model)
@@ -79,7 +79,7 @@ func TestAdvisorNeverFinishes(t *testing.T) {
 	e.OnActivity(a.AdvisorWatch, mock.Anything, mock.Anything).After(10*time.Hour).Return(activities.AdvisorOutput{}, nil).Maybe()
 	e.gates("pass")
 	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "def456"}, nil).Once()
-	e.ExecuteWorkflow(RunWorkflow, advisedInput())
+	e.ExecuteWorkflow(SingleRunWorkflow, advisedInput())
 	s, err := result(t, e)
 	require.NoError(t, err)
 	at := s.Attempts[0]
@@ -96,7 +96,7 @@ func TestAdvisorOff(t *testing.T) {
 	e.sessions([]activities.SessionOutput{satisfied}, []activities.SessionOutput{accept})
 	e.gates("pass")
 	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "def456"}, nil).Once()
-	e.ExecuteWorkflow(RunWorkflow, input())
+	e.ExecuteWorkflow(SingleRunWorkflow, input())
 	s, err := result(t, e)
 	require.NoError(t, err)
 	require.Empty(t, s.Attempts[0].Advice)

@@ -51,7 +51,7 @@ func runUntilBlocked(t *testing.T, worker []activities.SessionOutput, gates ...s
 		e.UpdateWorkflow(UpdateUnblock, "ok", &testsuite.TestUpdateCallback{OnReject: func(err error) { t.Error(err) }, OnAccept: func() {}, OnComplete: func(any, error) {}},
 			Unblock{Feature: "f1", Note: "the cache uses sqlite; .env is not needed"})
 	}, time.Hour)
-	e.ExecuteWorkflow(RunWorkflow, input())
+	e.ExecuteWorkflow(SingleRunWorkflow, input())
 	final, err := result(t, e)
 	require.NoError(t, err)
 	return waiting, final, told

@@ -20,7 +20,7 @@ import (
 func TestVanishedFailingTestIsNeverAccepted(t *testing.T) {
 	var suite testsuite.WorkflowTestSuite
 	s := &env{TestWorkflowEnvironment: suite.NewTestWorkflowEnvironment()}
-	s.RegisterWorkflow(RunWorkflow)
+	registerRuns(s)
 	s.RegisterActivity(&activities.Activities{})
 	s.mockHandoff()
 	s.OnActivity(a.PrepareLane, mock.Anything, mock.Anything).Return(activities.Lane{Path: "/lanes/run-1/f1"}, nil)
@@ -43,7 +43,7 @@ func TestVanishedFailingTestIsNeverAccepted(t *testing.T) {
 	s.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "def456"}, nil).Once()
 	in := input()
 	in.Limits.GateProtected = []string{".horizon/", "tests/"}
-	s.ExecuteWorkflow(RunWorkflow, in)
+	s.ExecuteWorkflow(SingleRunWorkflow, in)
 	st, err := result(t, s)
 	require.NoError(t, err)
 

@@ -43,7 +43,7 @@ func TestLanesRemovedAtTheEnd(t *testing.T) {
 				e.sessions([]activities.SessionOutput{satisfied}, nil)
 				e.gates("fail")
 			}
-			e.ExecuteWorkflow(RunWorkflow, in)
+			e.ExecuteWorkflow(SingleRunWorkflow, in)
 			s, _ := result(t, e)
 			require.Equal(t, tt.status, s.Status)
 			if !tt.remove {

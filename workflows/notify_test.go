@@ -86,7 +86,7 @@ func TestNotifyBlockedAndEnded(t *testing.T) {
 		e.UpdateWorkflow(UpdateUnblock, "ok", &testsuite.TestUpdateCallback{OnReject: func(err error) { t.Error(err) }, OnAccept: func() {}, OnComplete: func(any, error) {}},
 			Unblock{Note: "STRIPE_KEY added"})
 	}, time.Hour)
-	e.ExecuteWorkflow(RunWorkflow, plannedInput())
+	e.ExecuteWorkflow(PlannedRunWorkflow, plannedInput())
 	st, err := planResult(t, e)
 	require.NoError(t, err)
 	require.Equal(t, horizon.StatusCompleted, st.Status)
@@ -118,7 +118,7 @@ func TestNotifyApprovalWaiting(t *testing.T) {
 	}, time.Hour)
 	in := plannedInput()
 	in.Autonomy = horizon.AutonomySemi
-	e.ExecuteWorkflow(RunWorkflow, in)
+	e.ExecuteWorkflow(PlannedRunWorkflow, in)
 	_, err := planResult(t, e)
 	require.NoError(t, err)
 	require.Equal(t, []string{"approval_waiting milestone:m2"}, atWait)
@@ -137,7 +137,7 @@ func TestNotifyRunEndedFailed(t *testing.T) {
 	e.gates("fail")
 	in := input()
 	in.MaxAttempts = 1
-	e.ExecuteWorkflow(RunWorkflow, in)
+	e.ExecuteWorkflow(SingleRunWorkflow, in)
 	_, err := result(t, e)
 	require.Error(t, err)
 	require.Equal(t, []string{"run_ended failed"}, s.kinds())
@@ -164,7 +164,7 @@ func TestNotifySpendPaused(t *testing.T) {
 	}, 150*time.Minute) // the route asks again every hour: still one event
 	in := input()
 	in.Model, in.DayCeiling = "", 1.0
-	e.ExecuteWorkflow(RunWorkflow, in)
+	e.ExecuteWorkflow(SingleRunWorkflow, in)
 	_, err := result(t, e)
 	require.NoError(t, err)
 	var paused []activities.NotifyInput
@@ -212,7 +212,7 @@ func TestNotifyDailyPass(t *testing.T) {
 func throttleEnv(t *testing.T, tiers ladder.Availability, local map[horizon.Role]string, models *[]string) *env {
 	var ts testsuite.WorkflowTestSuite
 	e := &env{TestWorkflowEnvironment: ts.NewTestWorkflowEnvironment()}
-	e.RegisterWorkflow(RunWorkflow)
+	registerRuns(e)
 	e.RegisterActivity(&activities.Activities{})
 	e.OnActivity(a.Preflight, mock.Anything, mock.Anything).Return(activities.PreflightOutput{
 		Gate:   ".horizon/verify.sh",
@@ -256,7 +256,7 @@ func TestThrottleAuditorGoesLocal(t *testing.T) {
 	e := throttleEnv(t, meteredOnly, map[horizon.Role]string{"auditor": "local/review"}, &models)
 	in := input()
 	in.Model, in.Ceiling, in.ThrottleAt = "", 0.1, 0.5
-	e.ExecuteWorkflow(RunWorkflow, in)
+	e.ExecuteWorkflow(SingleRunWorkflow, in)
 	s, err := result(t, e)
 	require.NoError(t, err)
 	require.Equal(t, horizon.StatusCompleted, s.Status)
@@ -282,7 +282,7 @@ func TestThrottlePausesBeforeMeteredAuditor(t *testing.T) {
 	}, 30*time.Minute)
 	in := input()
 	in.Model, in.Ceiling, in.ThrottleAt = "", 0.05, 1
-	e.ExecuteWorkflow(RunWorkflow, in)
+	e.ExecuteWorkflow(SingleRunWorkflow, in)
 	st, err := result(t, e)
 	require.NoError(t, err, "%+v", st)
 	require.Equal(t, horizon.PhasePaused, paused.Phase)
@@ -313,7 +313,7 @@ func TestLineCeilingTrigger(t *testing.T) {
 			})
 			in := input()
 			in.Model, in.MaxAttempts, in.LineCeiling = "", 1, 400
-			e.ExecuteWorkflow(RunWorkflow, in)
+			e.ExecuteWorkflow(SingleRunWorkflow, in)
 			s, err := result(t, e)
 			require.Error(t, err)
 			var kinds []string

@@ -109,7 +109,7 @@ func TestPlanningLeadThrottledToLocal(t *testing.T) {
 			in := plannedInput()
 			in.Model, in.DayCeiling, in.ThrottleAt, in.PaidQueue = "", 1, 0.8, "paid"
 			e.SetStartWorkflowOptions(client.StartWorkflowOptions{TaskQueue: "run-queue"})
-			e.ExecuteWorkflow(RunWorkflow, in)
+			e.ExecuteWorkflow(PlannedRunWorkflow, in)
 			s, err := planResult(t, e)
 			require.NoError(t, err)
 			require.Equal(t, horizon.StatusCompleted, s.Status)
@@ -134,7 +134,7 @@ func TestPlanningLeadPausesWithoutLocal(t *testing.T) {
 	}, 30*time.Minute)
 	in := plannedInput()
 	in.Model, in.DayCeiling, in.ThrottleAt = "", 1, 0.8
-	e.ExecuteWorkflow(RunWorkflow, in)
+	e.ExecuteWorkflow(PlannedRunWorkflow, in)
 	s, err := planResult(t, e)
 	require.NoError(t, err)
 	require.Equal(t, horizon.PhasePaused, paused.Phase)

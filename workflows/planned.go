@@ -19,15 +19,15 @@ import (
 // on the integration branch after every feature was accepted.
 const maxIntegrationTries = 2
 
-// plannedRun is a RunWorkflow with Planned: preflight and the baseline
-// gate, the lead's plan, then features one at a time, each a
-// FeatureWorkflow child (milestones in order; blocked features step aside
-// for independent ones), the final integration gate and the handoff.
-// Pauses, checkpoints and blockers wait for a person (checkpoints.go); the
-// run's budget is its one hard stop.
+// plannedRun is a PlannedRunWorkflow (or a RunWorkflow with Planned):
+// preflight and the baseline gate, the lead's plan, then features one at
+// a time, each a FeatureWorkflow child (milestones in order; blocked
+// features step aside for independent ones), the final integration gate
+// and the handoff. Pauses, checkpoints and blockers wait for a person
+// (checkpoints.go); the run's budget is its one hard stop.
 type plannedRun struct {
 	s     *runStatus
-	in    RunInput
+	in    PlannedRunInput
 	setup Setup
 	carry Carry
 	rec   *record
@@ -42,7 +42,7 @@ type plannedRun struct {
 
 // newPlannedRun registers the run's handlers: the controls (forwarded to
 // the running feature), approve and unblock.
-func newPlannedRun(ctx workflow.Context, in RunInput, s *runStatus) (*plannedRun, error) {
+func newPlannedRun(ctx workflow.Context, in PlannedRunInput, s *runStatus) (*plannedRun, error) {
 	p := &plannedRun{s: s, in: in, rec: &record{s: s}}
 	p.people = &checkpoints{s: s, rec: p.rec, carry: &p.carry, unblockRunning: p.unblockRunning}
 	if err := registerControls(ctx, s, p.forward); err != nil {
@@ -484,7 +484,9 @@ func (p *plannedRun) stopBudget(ctx workflow.Context, why string) (*horizon.RunS
 }
 
 // continueAsNew hands the run to a fresh history between features (no
-// agent activity runs then), carrying its compact state.
+// agent activity runs then), carrying its compact state. The run goes on
+// as the type it runs as: a run recorded as a RunWorkflow (started before
+// each kind had its own type) as a RunWorkflow with its RunInput.
 func (p *plannedRun) continueAsNew(ctx workflow.Context) error {
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return err
@@ -496,7 +498,10 @@ func (p *plannedRun) continueAsNew(ctx workflow.Context) error {
 	carry.State, carry.Setup = p.s.state, p.setup
 	next := p.in
 	next.Carry = &carry
-	return workflow.NewContinueAsNewError(ctx, RunWorkflowName, next)
+	if workflow.GetInfo(ctx).WorkflowType.Name == RunWorkflowName {
+		return workflow.NewContinueAsNewError(ctx, RunWorkflowName, next.runInput())
+	}
+	return workflow.NewContinueAsNewError(ctx, PlannedRunWorkflowName, next)
 }
 
 // stallSince is where feature id's stall is judged from: the plan's last

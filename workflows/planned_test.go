@@ -75,7 +75,7 @@ func next[T any](m map[string][]T, key string, def T) T {
 func (w *world) env() *testsuite.TestWorkflowEnvironment {
 	var s testsuite.WorkflowTestSuite
 	e := s.NewTestWorkflowEnvironment()
-	e.RegisterWorkflow(RunWorkflow)
+	registerRuns(e)
 	e.RegisterWorkflowWithOptions(FeatureWorkflow, workflow.RegisterOptions{Name: FeatureWorkflowName})
 	e.RegisterActivity(&activities.Activities{})
 	pre := activities.PreflightOutput{
@@ -174,10 +174,8 @@ func (w *world) decided(what string) bool {
 	return false
 }
 
-func plannedInput() RunInput {
-	in := input()
-	in.Planned, in.Interval = true, 1
-	return in
+func plannedInput() PlannedRunInput {
+	return PlannedRunInput{RunBase: input().RunBase, Interval: 1}
 }
 
 func block(milestones ...horizon.PlanBlockMilestone) horizon.PlanBlock {
@@ -221,7 +219,7 @@ func TestPlanThreeFeaturesInOrder(t *testing.T) {
 	w := newWorld(t, block(ms("core", ft("f1"), ft("f2", "f1")), ms("docs", ft("f3"))))
 	w.audits["f2"] = []string{"reject", "accept"}
 	e := w.env()
-	e.ExecuteWorkflow(RunWorkflow, plannedInput())
+	e.ExecuteWorkflow(PlannedRunWorkflow, plannedInput())
 	s, err := planResult(t, e)
 	require.NoError(t, err)
 	require.Equal(t, horizon.StatusCompleted, s.Status)
@@ -252,7 +250,7 @@ func TestPlanRotationThenDecomposition(t *testing.T) {
 	w.gates["f1"] = []string{"fail", "fail", "fail"}
 	w.parts["f1"] = block(ms("parts of f1", ft("p1"), ft("p2", "p1")))
 	e := w.env()
-	e.ExecuteWorkflow(RunWorkflow, plannedInput())
+	e.ExecuteWorkflow(PlannedRunWorkflow, plannedInput())
 	s, err := planResult(t, e)
 	require.NoError(t, err)
 	require.Equal(t, horizon.StatusCompleted, s.Status)
@@ -289,7 +287,7 @@ func TestPlanBlockerPausesOneFeature(t *testing.T) {
 		e.UpdateWorkflow(UpdateUnblock, "wrong", cb, Unblock{Feature: "f2", Note: "x"})
 		e.UpdateWorkflow(UpdateUnblock, "ok", cb, Unblock{Note: "STRIPE_KEY added to the daemon's environment"})
 	}, time.Hour)
-	e.ExecuteWorkflow(RunWorkflow, plannedInput())
+	e.ExecuteWorkflow(PlannedRunWorkflow, plannedInput())
 	s, err := planResult(t, e)
 	require.NoError(t, err)
 	require.Equal(t, horizon.StatusBlocked, waiting.Status)
@@ -322,7 +320,7 @@ func TestPlanSemiWaitsAtMilestone(t *testing.T) {
 	}, time.Hour)
 	in := plannedInput()
 	in.Autonomy = horizon.AutonomySemi
-	e.ExecuteWorkflow(RunWorkflow, in)
+	e.ExecuteWorkflow(PlannedRunWorkflow, in)
 	s, err := planResult(t, e)
 	require.NoError(t, err)
 	require.NotNil(t, waiting.Waiting)
@@ -345,7 +343,7 @@ func TestPlanSemiWaitsAtMilestone(t *testing.T) {
 	e2.RegisterDelayedCallback(func() {
 		e2.UpdateWorkflow(UpdateApprove, "x", &testsuite.TestUpdateCallback{OnReject: func(err error) { refused2 = append(refused2, err) }, OnAccept: func() {}, OnComplete: func(any, error) {}}, Approve{})
 	}, 0)
-	e2.ExecuteWorkflow(RunWorkflow, plannedInput())
+	e2.ExecuteWorkflow(PlannedRunWorkflow, plannedInput())
 	s2, err := planResult(t, e2)
 	require.NoError(t, err)
 	require.Equal(t, horizon.StatusCompleted, s2.Status)
@@ -362,7 +360,7 @@ func TestPlanBudgetStops(t *testing.T) {
 	e := w.env()
 	in := plannedInput()
 	in.BudgetSpend = 0.05
-	e.ExecuteWorkflow(RunWorkflow, in)
+	e.ExecuteWorkflow(PlannedRunWorkflow, in)
 	s, err := planResult(t, e)
 	require.Error(t, err)
 	require.Equal(t, horizon.StatusFailed, s.Status)
@@ -378,7 +376,7 @@ func TestPlanBudgetStops(t *testing.T) {
 	e2 := w2.env()
 	in2 := plannedInput()
 	in2.Autonomy, in2.BudgetTime = horizon.AutonomySupervised, 2*time.Hour
-	e2.ExecuteWorkflow(RunWorkflow, in2)
+	e2.ExecuteWorkflow(PlannedRunWorkflow, in2)
 	s2, err := planResult(t, e2)
 	require.Error(t, err)
 	require.Equal(t, horizon.ReasonBudget, s2.ReasonKind)
@@ -387,37 +385,64 @@ func TestPlanBudgetStops(t *testing.T) {
 }
 
 // Continue-as-new between features carries the plan, receipts, decisions
-// and approvals; the next history does not redo an accepted feature.
+// and approvals; the next history does not redo an accepted feature. A
+// run goes on as the type it runs as: a PlannedRunWorkflow as one, a
+// planned run recorded as a RunWorkflow as a RunWorkflow with its
+// RunInput.
 func TestPlanContinueAsNewCarriesState(t *testing.T) {
-	w := newWorld(t, block(ms("core", ft("f1"), ft("f2", "f1"))))
-	e := w.env()
-	in := plannedInput()
-	in.FeaturesPerHistory = 1
-	e.ExecuteWorkflow(RunWorkflow, in)
-	require.True(t, e.IsWorkflowCompleted())
-	var can *workflow.ContinueAsNewError
-	require.True(t, errors.As(e.GetWorkflowError(), &can), "got %v", e.GetWorkflowError())
-	require.Equal(t, RunWorkflowName, can.WorkflowType.Name)
-	var next RunInput
-	require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &next))
-	require.NotNil(t, next.Carry)
-	require.Equal(t, horizon.FeatureAccepted, statuses(next.Carry.State.Plan)["f1"])
-	require.Equal(t, 1, next.Carry.Features)
-	require.Equal(t, []string{"f1"}, w.commits)
-	decisions := len(w.decisions)
+	planned := plannedInput()
+	planned.FeaturesPerHistory = 1
+	legacy := planned.runInput()
+	legacy.MaxAttempts = 3
+	for _, tt := range []struct {
+		name     string
+		workflow any
+		in       any
+		// carried decodes the continue-as-new input and returns it with
+		// its Carry.
+		carried func(t *testing.T, decode func(any) error) (any, *Carry)
+	}{
+		{PlannedRunWorkflowName, PlannedRunWorkflow, planned, func(t *testing.T, decode func(any) error) (any, *Carry) {
+			var next PlannedRunInput
+			require.NoError(t, decode(&next))
+			return next, next.Carry
+		}},
+		{RunWorkflowName, RunWorkflow, legacy, func(t *testing.T, decode func(any) error) (any, *Carry) {
+			var next RunInput
+			require.NoError(t, decode(&next))
+			require.True(t, next.Planned)
+			return next, next.Carry
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t, block(ms("core", ft("f1"), ft("f2", "f1"))))
+			e := w.env()
+			e.ExecuteWorkflow(tt.workflow, tt.in)
+			require.True(t, e.IsWorkflowCompleted())
+			var can *workflow.ContinueAsNewError
+			require.True(t, errors.As(e.GetWorkflowError(), &can), "got %v", e.GetWorkflowError())
+			require.Equal(t, tt.name, can.WorkflowType.Name)
+			next, carry := tt.carried(t, func(v any) error { return converter.GetDefaultDataConverter().FromPayloads(can.Input, v) })
+			require.NotNil(t, carry)
+			require.Equal(t, horizon.FeatureAccepted, statuses(carry.State.Plan)["f1"])
+			require.Equal(t, 1, carry.Features)
+			require.Equal(t, []string{"f1"}, w.commits)
+			decisions := len(w.decisions)
 
-	// The second history, with the carried input.
-	e2 := w.env()
-	e2.ExecuteWorkflow(RunWorkflow, next)
-	s, err := planResult(t, e2)
-	require.NoError(t, err)
-	require.Equal(t, horizon.StatusCompleted, s.Status)
-	require.Equal(t, []string{"f1", "f2"}, w.commits, "f1 is not done twice")
-	require.Equal(t, 1, s.Histories)
-	require.NotNil(t, s.Baseline, "the baseline is carried, not rerun")
-	require.Greater(t, len(w.decisions), decisions, "decision numbering continues")
-	var app *temporal.ApplicationError
-	require.False(t, errors.As(err, &app))
+			// The second history, with the carried input.
+			e2 := w.env()
+			e2.ExecuteWorkflow(tt.workflow, next)
+			s, err := planResult(t, e2)
+			require.NoError(t, err)
+			require.Equal(t, horizon.StatusCompleted, s.Status)
+			require.Equal(t, []string{"f1", "f2"}, w.commits, "f1 is not done twice")
+			require.Equal(t, 1, s.Histories)
+			require.NotNil(t, s.Baseline, "the baseline is carried, not rerun")
+			require.Greater(t, len(w.decisions), decisions, "decision numbering continues")
+			var app *temporal.ApplicationError
+			require.False(t, errors.As(err, &app))
+		})
+	}
 }
 
 // Accepted features that break each other are caught by the gate on the
@@ -427,7 +452,7 @@ func TestPlanIntegrationGateAddsRepairFeature(t *testing.T) {
 	w := newWorld(t, block(ms("core", ft("f1"), ft("f2"))))
 	w.gates["integration"] = []string{"fail", "pass"}
 	e := w.env()
-	e.ExecuteWorkflow(RunWorkflow, plannedInput())
+	e.ExecuteWorkflow(PlannedRunWorkflow, plannedInput())
 	s, err := planResult(t, e)
 	require.NoError(t, err)
 	require.Equal(t, horizon.StatusCompleted, s.Status)
@@ -442,7 +467,7 @@ func TestPlanIntegrationGateAddsRepairFeature(t *testing.T) {
 	w2 := newWorld(t, block(ms("core", ft("f1"))))
 	w2.gates["integration"] = []string{"fail", "fail", "fail"}
 	e2 := w2.env()
-	e2.ExecuteWorkflow(RunWorkflow, plannedInput())
+	e2.ExecuteWorkflow(PlannedRunWorkflow, plannedInput())
 	s2, err := planResult(t, e2)
 	require.Error(t, err)
 	require.Equal(t, horizon.ReasonIntegration, s2.ReasonKind)
@@ -462,7 +487,7 @@ func TestPlanProtocolErrorsBlockTheFeature(t *testing.T) {
 	e := w.env()
 	var waiting horizon.RunState
 	e.RegisterDelayedCallback(func() { waiting = query(t, e); e.CancelWorkflow() }, time.Hour)
-	e.ExecuteWorkflow(RunWorkflow, plannedInput())
+	e.ExecuteWorkflow(PlannedRunWorkflow, plannedInput())
 	require.True(t, e.IsWorkflowCompleted())
 	require.Len(t, w.briefs["f1"], maxProtocolErrors)
 	require.Equal(t, horizon.StatusBlocked, waiting.Status)
@@ -495,7 +520,7 @@ func TestPlanResearchStrategyUsesTheResearchModel(t *testing.T) {
 	e := w.env()
 	in := plannedInput()
 	in.Model = ""
-	e.ExecuteWorkflow(RunWorkflow, in)
+	e.ExecuteWorkflow(PlannedRunWorkflow, in)
 	s, err := planResult(t, e)
 	require.NoError(t, err)
 	require.Equal(t, horizon.StatusCompleted, s.Status, s.Reason)

@@ -11,17 +11,22 @@ import (
 )
 
 // TestReplay replays histories of real runs (exported with `horizon
-// history RUN`) against today's workflows: single-feature runs, planned
-// runs (RunWorkflow with Planned, one continued as new), a planned run's
-// FeatureWorkflow child, a supervisor with its decomposition (PlanWorkflow),
-// the schedules' DecomposeWorkflow and DailyPassWorkflow, and a background
-// task's TaskWorkflow continued after a daemon crash, and a LoopWorkflow
-// that compacted its session once. A change that would make a run in flight
+// history RUN`) against today's workflows: single-feature runs
+// (SingleRunWorkflow), planned runs (PlannedRunWorkflow), the same kinds
+// recorded as RunWorkflow before each had its own type (run-*.json and
+// planned-run-*.json without "kind": RunWorkflow with and without
+// Planned, one continued as new), a planned run's FeatureWorkflow child,
+// a supervisor with its decomposition (PlanWorkflow), the schedules'
+// DecomposeWorkflow and DailyPassWorkflow, and a background task's
+// TaskWorkflow continued after a daemon crash, and a LoopWorkflow that
+// compacted its session once. A change that would make a run in flight
 // take a different path after an upgrade fails here, not in a user's
 // week-long run. The planned fixtures are refreshed by running the planned
 // and supervisor e2e tests with HORIZON_RECORD_HISTORY=1
-// (internal/e2e/planned_test.go, supervisor_test.go), the task's by
+// (internal/e2e/planned_test.go, supervisor_test.go), the one-feature
+// run's by internal/e2e/advisor_test.go, the task's by
 // internal/e2e/task_test.go, the loop's by internal/e2e/loop_test.go.
+// The RunWorkflow fixtures are not refreshed: no run starts as one now.
 func TestReplay(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
 	require.NoError(t, err)
@@ -36,7 +41,7 @@ func TestReplay(t *testing.T) {
 		})
 	}
 	// Every workflow type keeps a history recorded from a real run.
-	for _, name := range []string{RunWorkflowName, FeatureWorkflowName, PlanWorkflowName, SupervisorWorkflowName, DecomposeWorkflowName, DailyPassWorkflowName, TaskWorkflowName, LoopWorkflowName} {
+	for _, name := range []string{RunWorkflowName, PlannedRunWorkflowName, SingleRunWorkflowName, FeatureWorkflowName, PlanWorkflowName, SupervisorWorkflowName, DecomposeWorkflowName, DailyPassWorkflowName, TaskWorkflowName, LoopWorkflowName} {
 		require.Positive(t, types[name], "no %s history in testdata", name)
 	}
 }

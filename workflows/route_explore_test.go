@@ -50,7 +50,7 @@ func TestRetrievalRunsOnTheExploreModel(t *testing.T) {
 	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "c"}, nil)
 	in := input()
 	in.Model, in.MaxAttempts = "", 5
-	e.ExecuteWorkflow(RunWorkflow, in)
+	e.ExecuteWorkflow(SingleRunWorkflow, in)
 	s, err := result(t, e)
 	require.NoError(t, err)
 	require.Equal(t, []string{"worker local/coder", "explorer local/scout", "worker local/coder", "auditor cloud/review"}, sessions)

@@ -21,7 +21,7 @@ func ladderEnv(t *testing.T, tiers ladder.Availability) *env {
 func ladderEnvCtx(t *testing.T, tiers ladder.Availability, localContext int) *env {
 	var s testsuite.WorkflowTestSuite
 	e := &env{TestWorkflowEnvironment: s.NewTestWorkflowEnvironment()}
-	e.RegisterWorkflow(RunWorkflow)
+	registerRuns(e)
 	e.RegisterActivity(&activities.Activities{})
 	e.OnActivity(a.Preflight, mock.Anything, mock.Anything).Return(activities.PreflightOutput{
 		Gate:   ".horizon/verify.sh",
@@ -58,7 +58,7 @@ func TestMechanicalCardTriesCodemodsFirst(t *testing.T) {
 	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "c"}, nil)
 	in := input()
 	in.Model, in.Kind = "", "mechanical"
-	e.ExecuteWorkflow(RunWorkflow, in)
+	e.ExecuteWorkflow(SingleRunWorkflow, in)
 	s, err := result(t, e)
 	require.NoError(t, err)
 	require.Equal(t, 0, workers, "T0 needs no model")
@@ -85,7 +85,7 @@ func TestBoundedCardClimbsAfterTwoLocalFailures(t *testing.T) {
 	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "c"}, nil)
 	in := input()
 	in.Model, in.PaidQueue, in.MaxAttempts = "", "horizon-paid", 5
-	e.ExecuteWorkflow(RunWorkflow, in)
+	e.ExecuteWorkflow(SingleRunWorkflow, in)
 	s, err := result(t, e)
 	require.NoError(t, err)
 	require.Len(t, s.Attempts, 3)
@@ -102,7 +102,7 @@ func TestBoundedCardClimbsAfterTwoLocalFailures(t *testing.T) {
 func TestNoUsableTierBlocks(t *testing.T) {
 	e := ladderEnv(t, ladder.Availability{ladder.T1: {Reason: "no local model"}, ladder.T3: {Reason: "no cloud model"}})
 	e.gates()
-	e.ExecuteWorkflow(RunWorkflow, input())
+	e.ExecuteWorkflow(SingleRunWorkflow, input())
 	s, err := result(t, e)
 	require.Error(t, err)
 	require.Equal(t, horizon.StatusBlocked, s.Status)
@@ -123,7 +123,7 @@ func TestNearDayCeilingStaysLocal(t *testing.T) {
 	e.gates("fail", "fail", "fail")
 	in := input()
 	in.Model, in.DayCeiling, in.MaxAttempts = "", 1.0, 3
-	e.ExecuteWorkflow(RunWorkflow, in)
+	e.ExecuteWorkflow(SingleRunWorkflow, in)
 	s, err := result(t, e)
 	require.Error(t, err)
 	require.Equal(t, []string{"local/coder", "local/coder", "local/coder"}, models, "throttled to T1")
@@ -154,7 +154,7 @@ func TestDayCeilingPausesUntilRaised(t *testing.T) {
 	}, time.Minute)
 	in := input()
 	in.Model, in.DayCeiling = "", 1.0
-	e.ExecuteWorkflow(RunWorkflow, in)
+	e.ExecuteWorkflow(SingleRunWorkflow, in)
 	s, err := result(t, e)
 	require.NoError(t, err)
 	require.Equal(t, horizon.PhasePaused, paused.Phase)
@@ -173,7 +173,7 @@ func TestLocalContextOverflowTrigger(t *testing.T) {
 	e.gates("fail")
 	in := input()
 	in.Model, in.MaxAttempts = "", 1
-	e.ExecuteWorkflow(RunWorkflow, in)
+	e.ExecuteWorkflow(SingleRunWorkflow, in)
 	s, err := result(t, e)
 	require.Error(t, err)
 	kinds := []string{}

@@ -18,8 +18,16 @@ import (
 	"github.com/horizon/horizon/horizon"
 )
 
-func input() RunInput {
-	return RunInput{RunID: "run-1", Goal: "Make add.sh add", Repo: "/repo", BaseRef: "main", BaseCommit: "abc123", Model: "fake/m", MaxAttempts: 3}
+func input() SingleRunInput {
+	return SingleRunInput{RunBase: RunBase{RunID: "run-1", Goal: "Make add.sh add", Repo: "/repo", BaseRef: "main", BaseCommit: "abc123", Model: "fake/m"}, MaxAttempts: 3}
+}
+
+// registerRuns registers the run workflows: both kinds and RunWorkflow,
+// which dispatches to either.
+func registerRuns(r interface{ RegisterWorkflow(any) }) {
+	r.RegisterWorkflow(RunWorkflow)
+	r.RegisterWorkflow(SingleRunWorkflow)
+	r.RegisterWorkflow(PlannedRunWorkflow)
 }
 
 type env struct {
@@ -31,7 +39,7 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	var s testsuite.WorkflowTestSuite
 	e := &env{TestWorkflowEnvironment: s.NewTestWorkflowEnvironment()}
-	e.RegisterWorkflow(RunWorkflow)
+	registerRuns(e)
 	e.RegisterActivity(&activities.Activities{})
 	e.OnActivity(a.Preflight, mock.Anything, mock.Anything).Return(activities.PreflightOutput{Gate: ".horizon/verify.sh"}, nil).Maybe()
 	e.OnActivity(a.PrepareLane, mock.Anything, mock.Anything).Return(activities.Lane{Path: "/lanes/run-1/f1", Branch: "horizon-lanes/run-1/f1"}, nil).Maybe()
@@ -107,7 +115,7 @@ func TestAcceptedFirstAttempt(t *testing.T) {
 	e.sessions([]activities.SessionOutput{satisfied}, []activities.SessionOutput{accept})
 	e.gates("pass")
 	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "def456", Branch: "horizon/run-1"}, nil).Once()
-	e.ExecuteWorkflow(RunWorkflow, input())
+	e.ExecuteWorkflow(SingleRunWorkflow, input())
 	s, err := result(t, e)
 	require.NoError(t, err)
 	require.Equal(t, horizon.StatusCompleted, s.Status)
@@ -126,7 +134,7 @@ func TestRejectionCarriesFindingToNextBrief(t *testing.T) {
 	e.sessions([]activities.SessionOutput{satisfied, satisfied}, []activities.SessionOutput{reject, accept})
 	e.gates("pass", "pass")
 	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "def456"}, nil).Once()
-	e.ExecuteWorkflow(RunWorkflow, input())
+	e.ExecuteWorkflow(SingleRunWorkflow, input())
 	s, err := result(t, e)
 	require.NoError(t, err)
 	require.Len(t, s.Attempts, 2)
@@ -142,7 +150,7 @@ func TestGateFailureAndProtocolErrorExhaustAttempts(t *testing.T) {
 	noBlock := activities.SessionOutput{SessionID: "ses_x", ProtocolError: "protocol_error: no ```horizon-report block in the final message"}
 	e.sessions([]activities.SessionOutput{satisfied, noBlock, satisfied}, nil)
 	e.gates("fail", "fail")
-	e.ExecuteWorkflow(RunWorkflow, input())
+	e.ExecuteWorkflow(SingleRunWorkflow, input())
 	s, err := result(t, e)
 	require.Error(t, err)
 	require.Equal(t, horizon.StatusFailed, s.Status)
@@ -179,7 +187,7 @@ func TestTypedBlockerWaitsForUnblock(t *testing.T) {
 		e.UpdateWorkflow(UpdateUnblock, "no-note", cb("no-note"), Unblock{Feature: "f1"})
 		e.UpdateWorkflow(UpdateUnblock, "ok", cb("ok"), Unblock{Feature: "f1", Note: "STRIPE_KEY added to the daemon's environment"})
 	}, time.Hour)
-	e.ExecuteWorkflow(RunWorkflow, input())
+	e.ExecuteWorkflow(SingleRunWorkflow, input())
 	s, err := result(t, e)
 	require.NoError(t, err)
 	require.Equal(t, horizon.StatusBlocked, waiting.Status)
@@ -196,7 +204,7 @@ func TestTypedBlockerWaitsForUnblock(t *testing.T) {
 func TestBadInputIsNotRetried(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	e := &env{TestWorkflowEnvironment: s.NewTestWorkflowEnvironment()}
-	e.RegisterWorkflow(RunWorkflow)
+	registerRuns(e)
 	e.RegisterActivity(&activities.Activities{})
 	e.mockHandoff()
 	calls := 0
@@ -204,7 +212,7 @@ func TestBadInputIsNotRetried(t *testing.T) {
 		calls++
 		return activities.PreflightOutput{}, temporal.NewNonRetryableApplicationError("unknown model fake/nope; available: fake/fake-coder", activities.ErrTypeUnknownModel, nil)
 	})
-	e.ExecuteWorkflow(RunWorkflow, input())
+	e.ExecuteWorkflow(SingleRunWorkflow, input())
 	st, err := result(t, e)
 	require.Error(t, err)
 	require.Equal(t, 1, calls)
@@ -223,7 +231,7 @@ func TestCancelDuringWorker(t *testing.T) {
 	}).Maybe()
 	e.OnActivity(a.RunGate, mock.Anything, mock.Anything).Return(horizon.GateRun{Verdict: "fail", ExitCode: 1}, nil).Maybe()
 	e.RegisterDelayedCallback(func() { e.CancelWorkflow() }, time.Millisecond)
-	e.ExecuteWorkflow(RunWorkflow, input())
+	e.ExecuteWorkflow(SingleRunWorkflow, input())
 	s, err := result(t, e)
 	require.Error(t, err)
 	require.Equal(t, horizon.StatusCancelled, s.Status)
@@ -250,7 +258,7 @@ func TestStatusQueryAndDetails(t *testing.T) {
 		require.NoError(t, v.Get(&s))
 		mid = &s
 	})
-	e.ExecuteWorkflow(RunWorkflow, input())
+	e.ExecuteWorkflow(SingleRunWorkflow, input())
 	_, err := result(t, e)
 	require.NoError(t, err)
 	require.NotNil(t, mid)
@@ -276,7 +284,7 @@ func TestTriggersFromArtifacts(t *testing.T) {
 	e.sessions([]activities.SessionOutput{satisfied, satisfied, satisfied}, nil)
 	e.gates("fail", "fail", "fail")
 	in := input()
-	e.ExecuteWorkflow(RunWorkflow, in)
+	e.ExecuteWorkflow(SingleRunWorkflow, in)
 	s, err := result(t, e)
 	require.Error(t, err)
 	require.NotNil(t, s.Baseline)
@@ -297,7 +305,7 @@ func TestTriggersFromArtifacts(t *testing.T) {
 func TestRolesGetTheirModels(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	e := &env{TestWorkflowEnvironment: s.NewTestWorkflowEnvironment()}
-	e.RegisterWorkflow(RunWorkflow)
+	registerRuns(e)
 	e.RegisterActivity(&activities.Activities{})
 	e.mockHandoff()
 	e.OnActivity(a.Preflight, mock.Anything, mock.Anything).Return(activities.PreflightOutput{
@@ -316,7 +324,7 @@ func TestRolesGetTheirModels(t *testing.T) {
 	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "c"}, nil)
 	in := input()
 	in.Model = ""
-	e.ExecuteWorkflow(RunWorkflow, in)
+	e.ExecuteWorkflow(SingleRunWorkflow, in)
 	st, err := result(t, e)
 	require.NoError(t, err)
 	require.Equal(t, map[horizon.Role]string{horizon.RoleWorker: "p/coder", horizon.RoleAuditor: "p/reviewer"}, used)
@@ -354,7 +362,7 @@ func TestSpendCeilingPausesUntilRaised(t *testing.T) {
 			OnComplete: func(any, error) {},
 		}, 1.0)
 	}, time.Hour)
-	e.ExecuteWorkflow(RunWorkflow, in)
+	e.ExecuteWorkflow(SingleRunWorkflow, in)
 	s, err := result(t, e)
 	require.NoError(t, err)
 	require.Equal(t, horizon.StatusCompleted, s.Status)
@@ -380,7 +388,7 @@ func TestVagueBlockerDoesNotStopTheRun(t *testing.T) {
 	e.sessions([]activities.SessionOutput{vague}, []activities.SessionOutput{accept})
 	e.gates("pass")
 	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "c"}, nil)
-	e.ExecuteWorkflow(RunWorkflow, input())
+	e.ExecuteWorkflow(SingleRunWorkflow, input())
 	s, err := result(t, e)
 	require.NoError(t, err)
 	require.Equal(t, horizon.StatusCompleted, s.Status)
@@ -410,7 +418,7 @@ func TestPauseHoldsBeforeNextAttempt(t *testing.T) {
 		require.NoError(t, v.Get(&held))
 		e.UpdateWorkflow(UpdateResume, "r", noop)
 	}, time.Hour)
-	e.ExecuteWorkflow(RunWorkflow, input())
+	e.ExecuteWorkflow(SingleRunWorkflow, input())
 	s, err := result(t, e)
 	require.NoError(t, err)
 	require.True(t, held.Paused)

@@ -7,10 +7,11 @@
 // One type per workflow, each built by a constructor that registers its
 // own methods as handlers:
 //
-//   - RunWorkflow (run.go) dispatches to a singleRun (single.go: the goal
-//     as one feature) or a plannedRun (planned.go: plan, features,
-//     integration gate; its approvals and unblocks in checkpoints.go, its
-//     decisions in record.go).
+//   - SingleRunWorkflow (run.go) is a singleRun (single.go: the goal as
+//     one feature); PlannedRunWorkflow (run.go) is a plannedRun
+//     (planned.go: plan, features, integration gate; its approvals and
+//     unblocks in checkpoints.go, its decisions in record.go). RunWorkflow,
+//     the type of runs recorded before these two, dispatches to either.
 //   - FeatureWorkflow is a featureRun (feature.go): one feature of a
 //     planned run, with the recovery rotation and decomposition.
 //   - PlanWorkflow (plan.go) plans a goal and returns the plan.
@@ -39,7 +40,13 @@ import (
 
 // Names shared by workflows, the worker and the CLI.
 const (
-	// RunWorkflowName is the workflow type of one `horizon start`.
+	// PlannedRunWorkflowName is the workflow type of a planned run (one
+	// `horizon start` planned into features, or a supervisor's run).
+	PlannedRunWorkflowName = "PlannedRunWorkflow"
+	// SingleRunWorkflowName is the workflow type of a one-feature run.
+	SingleRunWorkflowName = "SingleRunWorkflow"
+	// RunWorkflowName is the workflow type every run had before each kind
+	// got its own: runs recorded as one still run as one (RunWorkflow).
 	RunWorkflowName = "RunWorkflow"
 	// QueryStatus returns the run's horizon.RunState.
 	QueryStatus = "status"
@@ -57,7 +64,7 @@ const (
 	// UpdateApprove lets a run waiting at a checkpoint go on (Approve).
 	UpdateApprove = "approve"
 	// FeatureWorkflowName is the workflow type of one feature of a planned
-	// run: a child of its RunWorkflow.
+	// run: a child of its PlannedRunWorkflow (or RunWorkflow).
 	FeatureWorkflowName = "FeatureWorkflow"
 	// PlanWorkflowName is the workflow type of `horizon plan`.
 	PlanWorkflowName = "PlanWorkflow"
@@ -111,6 +118,10 @@ const (
 	MemoRepo = "repo"
 )
 
+// RunWorkflowTypes are the workflow types of runs: whoever lists runs
+// lists all of them.
+var RunWorkflowTypes = []string{RunWorkflowName, PlannedRunWorkflowName, SingleRunWorkflowName}
+
 // Search attributes, so the Web UI and `horizon list` can filter runs by
 // repository and status. The daemon registers them with the engine; the CLI
 // sets them only when the namespace has them (RunInput.SearchAttributes).
@@ -141,6 +152,8 @@ type Registry interface {
 func Register(r Registry) {
 	for name, fn := range map[string]any{
 		RunWorkflowName:        RunWorkflow,
+		PlannedRunWorkflowName: PlannedRunWorkflow,
+		SingleRunWorkflowName:  SingleRunWorkflow,
 		PlanWorkflowName:       PlanWorkflow,
 		FeatureWorkflowName:    FeatureWorkflow,
 		SupervisorWorkflowName: SupervisorWorkflow,
@@ -156,7 +169,7 @@ func Register(r Registry) {
 // TaskWorkflowID is the workflow ID of background task id.
 func TaskWorkflowID(id string) string { return "task-" + id }
 
-// Failure types of a RunWorkflow that ends without an accepted change. The
+// Failure types of a run that ends without an accepted change. The
 // failure's details hold the final horizon.RunState.
 const (
 	FailureRunFailed  = "RunFailed"
@@ -186,6 +199,9 @@ const (
 	// changePlanLane removes a plan's lane (horizon plan, a supervisor's
 	// decomposition) when the lead is done.
 	changePlanLane = "plan-drops-lane"
+	// changeRunKinds has a supervisor start its runs as
+	// PlannedRunWorkflow rather than RunWorkflow.
+	changeRunKinds = "run-kind-types"
 )
 
 // Approve is the argument of UpdateApprove.

@@ -11,13 +11,14 @@ import (
 	"github.com/horizon/horizon/horizon"
 )
 
-// singleRun is a run whose goal is one feature: preflight, a lane and the
-// baseline gate, then the verified-change loop up to MaxAttempts, each
-// failed attempt's evidence handed to the next. A typed blocker pauses the
-// run until a person unblocks it.
+// singleRun is a SingleRunWorkflow (or a RunWorkflow without Planned), a
+// run whose goal is one feature: preflight, a lane and the baseline gate,
+// then the verified-change loop up to MaxAttempts, each failed attempt's
+// evidence handed to the next. A typed blocker pauses the run until a
+// person unblocks it.
 type singleRun struct {
 	s          *runStatus
-	in         RunInput
+	in         SingleRunInput
 	changeLoop *changeLoop // built once preflight has resolved the models
 	// note is a person's unblock note, handed to the next attempt.
 	note string
@@ -25,7 +26,7 @@ type singleRun struct {
 
 // newSingleRun registers the run's handlers: the controls, unblock, and
 // approve (which a one-feature run refuses: it has no checkpoints).
-func newSingleRun(ctx workflow.Context, in RunInput, s *runStatus) (*singleRun, error) {
+func newSingleRun(ctx workflow.Context, in SingleRunInput, s *runStatus) (*singleRun, error) {
 	r := &singleRun{s: s, in: in}
 	if err := registerControls(ctx, s, nil); err != nil {
 		return nil, err

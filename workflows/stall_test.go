@@ -35,7 +35,7 @@ func repeat[T any](v T, n int) []T {
 
 // stallInput is a planned run whose strategy never rotates (so only the
 // stall policy spaces attempts) under policy p.
-func stallInput(p horizon.StallPolicy) RunInput {
+func stallInput(p horizon.StallPolicy) PlannedRunInput {
 	in := plannedInput()
 	in.Interval, in.Stall = 1000, p
 	return in
@@ -63,7 +63,7 @@ func TestStallBacksOffThenBlocks(t *testing.T) {
 		blocked = query(t, e)
 		e.UpdateWorkflow(UpdateUnblock, "ok", cb, Unblock{Feature: "f1", Note: "the test was wrong; fixed"})
 	}, 3*time.Hour)
-	e.ExecuteWorkflow(RunWorkflow, stallInput(horizon.StallPolicy{Base: time.Minute, Max: 4 * time.Minute, BlockAfter: 4}))
+	e.ExecuteWorkflow(PlannedRunWorkflow, stallInput(horizon.StallPolicy{Base: time.Minute, Max: 4 * time.Minute, BlockAfter: 4}))
 	st, err := planResult(t, e)
 	require.NoError(t, err)
 
@@ -111,7 +111,7 @@ func TestStallNewEvidenceResetsTheDelay(t *testing.T) {
 	a, b := []string{"TestA"}, []string{"TestB"}
 	w.failing["f1"] = [][]string{a, a, a, a, a, a, b, b, b}
 	e := w.env()
-	e.ExecuteWorkflow(RunWorkflow, stallInput(horizon.StallPolicy{Base: time.Minute, Max: time.Hour, BlockAfter: 10}))
+	e.ExecuteWorkflow(PlannedRunWorkflow, stallInput(horizon.StallPolicy{Base: time.Minute, Max: time.Hour, BlockAfter: 10}))
 	st, err := planResult(t, e)
 	require.NoError(t, err)
 	require.Equal(t, horizon.StatusCompleted, st.Status)
@@ -133,7 +133,7 @@ func TestStallProgressNeverWaits(t *testing.T) {
 		w.failing["f1"] = append(w.failing["f1"], []string{fmt.Sprintf("Test%d", i)})
 	}
 	e := w.env()
-	e.ExecuteWorkflow(RunWorkflow, stallInput(horizon.StallPolicy{Threshold: 100}))
+	e.ExecuteWorkflow(PlannedRunWorkflow, stallInput(horizon.StallPolicy{Threshold: 100}))
 	st, err := planResult(t, e)
 	require.NoError(t, err)
 	f1, _ := st.Plan.Feature("f1")
@@ -149,7 +149,7 @@ func TestStallBudgetStopNamesTheBackoff(t *testing.T) {
 	e := w.env()
 	in := stallInput(horizon.StallPolicy{Base: time.Hour, BlockAfter: 10})
 	in.BudgetTime = 90 * time.Minute
-	e.ExecuteWorkflow(RunWorkflow, in)
+	e.ExecuteWorkflow(PlannedRunWorkflow, in)
 	s, err := planResult(t, e)
 	require.Error(t, err)
 	require.Equal(t, horizon.ReasonBudget, s.ReasonKind)
@@ -178,7 +178,7 @@ func TestBudgetStopSaysOutageOnlyWhenRecorded(t *testing.T) {
 			}
 			in := plannedInput()
 			in.BudgetTime = 5 * time.Minute
-			e.ExecuteWorkflow(RunWorkflow, in)
+			e.ExecuteWorkflow(PlannedRunWorkflow, in)
 			s, err := planResult(t, e)
 			require.Error(t, err)
 			require.Equal(t, horizon.ReasonBudget, s.ReasonKind, s.Reason)
@@ -205,7 +205,7 @@ func TestStallDecisionsStayBounded(t *testing.T) {
 		e := w.env()
 		in := plannedInput() // interval 1: a new strategy every attempt
 		in.Stall = horizon.StallPolicy{Base: time.Second, Max: time.Second, BlockAfter: 1000}
-		e.ExecuteWorkflow(RunWorkflow, in)
+		e.ExecuteWorkflow(PlannedRunWorkflow, in)
 		st, err := planResult(t, e)
 		require.NoError(t, err)
 		require.Equal(t, horizon.StatusCompleted, st.Status)

@@ -54,7 +54,7 @@ func TestStalledFlagReachesStateSearchAttributeAndSupervisor(t *testing.T) {
 	}, 2*time.Hour)
 	in := input()
 	in.SearchAttributes, in.Supervisor = true, "supervisor-1"
-	e.ExecuteWorkflow(RunWorkflow, in)
+	e.ExecuteWorkflow(SingleRunWorkflow, in)
 	s, err := result(t, e)
 	require.NoError(t, err)
 

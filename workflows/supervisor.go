@@ -410,7 +410,13 @@ func (s *supervisor) startRun(ctx workflow.Context, e horizon.QueueEntry) error 
 	if in.SearchAttributes {
 		opts.TypedSearchAttributes = temporal.NewSearchAttributes(SearchRepo.ValueSet(s.st.Repo), SearchStatus.ValueSet(string(horizon.StatusRunning)))
 	}
-	child := workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, opts), RunWorkflowName, in)
+	// Supervisors that started runs as RunWorkflow go on doing so in the
+	// history they did it in; from then on a run is a PlannedRunWorkflow.
+	typ, arg := RunWorkflowName, any(in)
+	if workflow.GetVersion(ctx, changeRunKinds, workflow.DefaultVersion, 1) >= 1 {
+		typ, arg = in.Start()
+	}
+	child := workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, opts), typ, arg)
 	var started workflow.Execution
 	if err := child.GetChildWorkflowExecution().Get(ctx, &started); err != nil {
 		return fmt.Errorf("start run %s of %s: %w", runID, e.ID, err)

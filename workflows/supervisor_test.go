@@ -31,7 +31,8 @@ type repoWorld struct {
 	outcome map[string]horizon.Status
 	// what happened
 	decomposed []string // goals the lead planned
-	runs       []RunInput
+	runs       []PlannedRunInput
+	kinds      []string // the workflow type each run started as
 	landed     []activities.AdvanceInput
 	readErr    int // ReadRoadmap calls to fail before answering
 	// syncs script SyncRoadmap's answers by branch (default up to date);
@@ -56,11 +57,12 @@ func newRepoWorld(t *testing.T, roadmap string) *repoWorld {
 	return &repoWorld{t: t, roadmap: roadmap, tip: "c0", outcome: map[string]horizon.Status{}, syncs: map[string][]activities.SyncOutput{}}
 }
 
-// fakeRun stands for RunWorkflow: it tells its supervisor its outcome as
-// a real run does (SignalRunStatus) and ends.
-func (w *repoWorld) fakeRun(ctx workflow.Context, in RunInput) (*horizon.RunState, error) {
+// fakeRun stands for PlannedRunWorkflow: it tells its supervisor its
+// outcome as a real run does (SignalRunStatus) and ends.
+func (w *repoWorld) fakeRun(ctx workflow.Context, in PlannedRunInput) (*horizon.RunState, error) {
 	w.mu.Lock()
 	w.runs = append(w.runs, in)
+	w.kinds = append(w.kinds, workflow.GetInfo(ctx).WorkflowType.Name)
 	out, ok := w.outcome[in.Goal]
 	w.mu.Unlock()
 	if !ok {
@@ -71,6 +73,13 @@ func (w *repoWorld) fakeRun(ctx workflow.Context, in RunInput) (*horizon.RunStat
 	}
 	_ = workflow.SignalExternalWorkflow(ctx, in.Supervisor, "", SignalRunStatus, RunStatusSignal{RunID: in.RunID, Status: out}).Get(ctx, nil)
 	return &horizon.RunState{RunID: in.RunID, Status: out}, nil
+}
+
+// fakeLegacyRun stands for RunWorkflow, which a supervisor started its
+// runs as before each kind of run had its own type.
+func (w *repoWorld) fakeLegacyRun(ctx workflow.Context, in RunInput) (*horizon.RunState, error) {
+	require.True(w.t, in.Planned, "a supervisor's run is a planned run")
+	return w.fakeRun(ctx, in.planned())
 }
 
 // fakePlan stands for PlanWorkflow: one milestone, one feature per goal.
@@ -102,7 +111,8 @@ func (w *repoWorld) fakePlan(ctx workflow.Context, in PlanInput) (*PlanResult, e
 func (w *repoWorld) env(s *testsuite.WorkflowTestSuite) *testsuite.TestWorkflowEnvironment {
 	e := s.NewTestWorkflowEnvironment()
 	e.RegisterWorkflowWithOptions(SupervisorWorkflow, workflow.RegisterOptions{Name: SupervisorWorkflowName})
-	e.RegisterWorkflowWithOptions(w.fakeRun, workflow.RegisterOptions{Name: RunWorkflowName})
+	e.RegisterWorkflowWithOptions(w.fakeRun, workflow.RegisterOptions{Name: PlannedRunWorkflowName})
+	e.RegisterWorkflowWithOptions(w.fakeLegacyRun, workflow.RegisterOptions{Name: RunWorkflowName})
 	e.RegisterWorkflowWithOptions(w.fakePlan, workflow.RegisterOptions{Name: PlanWorkflowName})
 	e.RegisterActivity(&activities.Activities{})
 	if w.register != nil {
@@ -205,7 +215,7 @@ func TestSupervisorRunsTheRoadmapInOrderOnItsOwnBranch(t *testing.T) {
 	require.Len(t, w.runs, 3, "each item runs once")
 	from := "c0"
 	for i, in := range w.runs {
-		require.True(t, in.Planned)
+		require.Equal(t, PlannedRunWorkflowName, w.kinds[i])
 		require.NotNil(t, in.Plan, "the run takes the supervisor's plan")
 		require.True(t, in.PlanApproved)
 		require.Equal(t, activities.RoadmapBranch, in.BaseRef)
@@ -224,6 +234,23 @@ func TestSupervisorRunsTheRoadmapInOrderOnItsOwnBranch(t *testing.T) {
 	require.Equal(t, "holidays", st.Items[2].Item)
 	require.Equal(t, horizon.SupervisorStopped, st.Status)
 	require.Zero(t, st.Queue.Len())
+}
+
+// A supervisor whose history started its runs as RunWorkflow (before the
+// run-kind-types change) goes on doing so, with the RunInput of a planned
+// run; the run lands as any other.
+func TestSupervisorBeforeRunKindsStartsRunWorkflow(t *testing.T) {
+	w := newRepoWorld(t, "- [ ] Parse dates\n")
+	var s testsuite.WorkflowTestSuite
+	e := w.env(&s)
+	e.OnGetVersion(changeRunKinds, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	stopAfter(e, 24*time.Hour)
+	e.ExecuteWorkflow(SupervisorWorkflowName, supervisorInput())
+	st := supervisorResult(t, e)
+	require.Equal(t, []string{RunWorkflowName}, w.kinds)
+	require.NotNil(t, w.runs[0].Plan, "the run takes the supervisor's plan")
+	require.Len(t, w.landed, 1)
+	require.Equal(t, horizon.StageDone, st.Items[0].Stage)
 }
 
 func TestSupervisorPersonsGoalsAndApprovals(t *testing.T) {

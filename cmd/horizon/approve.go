@@ -4,14 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/horizon/horizon/internal/core"
 	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/workflows"
 )
 
 type approveOptions struct {
@@ -90,8 +89,8 @@ func approveRun(ctx context.Context, o *approveOptions) error {
 	if queueEntryID.MatchString(o.runID) {
 		return approvePlan(ctx, o)
 	}
-	return a.withRun(ctx, workflows.UpdateApprove, o.runID, false, func(c client.Client, id string) error {
-		s, err := a.runs(c).Approve(ctx, id, workflows.Approve{Subject: strings.TrimSpace(o.subject), Note: strings.TrimSpace(o.note)})
+	return a.withRun(ctx, "approve", o.runID, false, func(h *core.App, id string) error {
+		s, err := h.Approve(ctx, core.ApproveRequest{Run: id, Subject: o.subject, Note: o.note})
 		if err != nil {
 			return verbError(err)
 		}
@@ -114,8 +113,8 @@ func approvePlan(ctx context.Context, o *approveOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.withEngine(ctx, false, func(c client.Client) error {
-		s, err := a.supervisors(c).Approve(ctx, id, workflows.Approve{Subject: strings.ToLower(o.runID), Note: strings.TrimSpace(o.note)})
+	return a.withEngine(ctx, false, func(h *core.App) error {
+		s, err := h.ApproveQueued(ctx, core.ApproveQueuedRequest{Supervisor: id, Entry: o.runID, Note: o.note})
 		if err != nil {
 			return supervisorError(err)
 		}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/internal/core"
 )
@@ -41,21 +40,21 @@ func newCancelCmd(a *app, runF func(context.Context, *cancelOptions) error) *cob
 
 func cancelRun(ctx context.Context, o *cancelOptions) error {
 	a := o.app
-	return a.withRun(ctx, "cancel", o.runID, false, func(c client.Client, id string) error {
+	return a.withRun(ctx, "cancel", o.runID, false, func(h *core.App, id string) error {
 		// A closed run is refused like pause refuses it (runError).
-		if err := a.runs(c).Cancel(ctx, id); err != nil {
+		if err := h.Cancel(ctx, id); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.out, "cancel requested for %s\n", id)
 		wctx, cancel := context.WithTimeout(ctx, o.wait)
 		defer cancel()
 		if core.IsLoopID(id) {
-			return waitLoopCancelled(wctx, a, c, id)
+			return waitLoopCancelled(wctx, a, h, id)
 		}
 		for {
 			// A blocked one-feature run is "blocked" while it waits: the
 			// run has stopped once no worker answers for it any more.
-			s, live, err := fetchState(wctx, c, id)
+			s, live, err := fetchState(wctx, h, id)
 			if err == nil && !live && s.Status.Terminal() {
 				fmt.Fprintf(a.out, "run %s %s\n", id, s.Status)
 				return nil
@@ -72,8 +71,8 @@ func cancelRun(ctx context.Context, o *cancelOptions) error {
 
 // waitLoopCancelled waits for a cancelled loop to end: its session aborted,
 // its lane committed on its branch.
-func waitLoopCancelled(ctx context.Context, a *app, c client.Client, id string) error {
-	l := core.Loops{Client: c}
+func waitLoopCancelled(ctx context.Context, a *app, h *core.App, id string) error {
+	l := h.Loops()
 	for {
 		res, ended, err := l.State(ctx, id)
 		if err == nil && ended {

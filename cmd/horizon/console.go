@@ -7,12 +7,9 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
-	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/console"
 	"github.com/horizon/horizon/internal/core"
-	"github.com/horizon/horizon/workflows"
 )
 
 type consoleOptions struct {
@@ -82,71 +79,15 @@ deals with it, and exits.`,
 
 func consoleRun(ctx context.Context, o *consoleOptions) error {
 	a := o.app
-	return a.withEngine(ctx, false, func(c client.Client) error {
-		b := consoleBackend{c: c, namespace: a.cfg.Temporal.Namespace, runs: a.runs(c), sups: a.supervisors(c)}
+	return a.withEngine(ctx, false, func(h *core.App) error {
 		if o.plain || !terminal(a.rawOut) || !terminal(os.Stdin) {
-			return console.Print(ctx, a.out, b)
+			return console.Print(ctx, a.out, h)
 		}
-		return console.Run(ctx, b, console.Options{ListEvery: o.interval}, os.Stdin, a.rawOut)
+		return console.Run(ctx, h, console.Options{ListEvery: o.interval}, os.Stdin, a.rawOut)
 	})
 }
 
 func terminal(v any) bool {
 	f, ok := v.(*os.File)
 	return ok && isatty.IsTerminal(f.Fd())
-}
-
-// consoleRuns is how many runs the console lists, as `horizon list` does.
-const consoleRuns = 50
-
-// consoleBackend adapts the core to the console's Backend: reads and
-// verbs both go through internal/core.
-type consoleBackend struct {
-	c         client.Client
-	namespace string
-	runs      core.Runs
-	sups      core.Supervisors
-}
-
-func (b consoleBackend) Runs(ctx context.Context) ([]console.RunRow, error) {
-	return core.Reader{Client: b.c, Namespace: b.namespace}.Runs(ctx, "", consoleRuns)
-}
-
-func (b consoleBackend) Run(ctx context.Context, id string) (console.RunDetail, error) {
-	s, live, err := fetchState(ctx, b.c, id)
-	if err != nil {
-		return console.RunDetail{}, err
-	}
-	return console.RunDetail{State: s, Live: live, Advice: console.NotesOf(s)}, nil
-}
-
-func (b consoleBackend) Approve(ctx context.Context, id, subject, note string) (*horizon.RunState, error) {
-	return b.runs.Approve(ctx, id, workflows.Approve{Subject: subject, Note: note})
-}
-
-func (b consoleBackend) Unblock(ctx context.Context, id, feature, note string) (*horizon.RunState, error) {
-	return b.runs.Unblock(ctx, id, workflows.Unblock{Feature: feature, Note: note})
-}
-
-func (b consoleBackend) Pause(ctx context.Context, id string) (*horizon.RunState, error) {
-	return b.runs.Pause(ctx, id)
-}
-
-func (b consoleBackend) Resume(ctx context.Context, id string) (*horizon.RunState, error) {
-	return b.runs.Resume(ctx, id)
-}
-
-func (b consoleBackend) Cancel(ctx context.Context, id string) error {
-	return b.runs.Cancel(ctx, id)
-}
-
-func (b consoleBackend) Supervisors(ctx context.Context) ([]horizon.SupervisorState, error) {
-	return core.Reader{Client: b.c, Namespace: b.namespace}.Supervisors(ctx)
-}
-
-// ApproveQueued approves as `horizon approve q3 --repo` does: the entry
-// names the plan, and a plan that no longer waits is refused.
-func (b consoleBackend) ApproveQueued(ctx context.Context, supervisor, entry string) error {
-	_, err := b.sups.Approve(ctx, supervisor, workflows.Approve{Subject: entry})
-	return err
 }

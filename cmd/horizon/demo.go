@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/horizon/horizon/internal/core"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/demo"
@@ -79,27 +79,25 @@ func demoRun(ctx context.Context, o *demoOptions) error {
 
 	a.repoDir = dir
 	a.cfg.Models.Default = demo.Model
-	p, err := a.prepare(ctx, demo.Goal, defaultKind)
-	if err != nil {
-		return err
-	}
 	// The script answers the lead of a planned run whatever run.planned
 	// says, and no checkpoint may wait for an approval: the scripted model
 	// lives only as long as this process.
-	p.input.Planned = true
-	p.input.Autonomy = horizon.AutonomyFull
-	err = a.withEngine(ctx, true, func(c client.Client) error {
-		if err := a.runs(c).Start(ctx, p.input); err != nil {
+	p, err := core.Prepare(ctx, a.cfg, core.StartRequest{Repo: dir, Goal: demo.Goal, Kind: defaultKind, Mode: core.ModePlanned, Autonomy: string(horizon.AutonomyFull)})
+	if err != nil {
+		return err
+	}
+	err = a.withEngine(ctx, true, func(h *core.App) error {
+		if _, err := h.StartPrepared(ctx, p); err != nil {
 			return err
 		}
-		err := a.afterSubmit(ctx, c, p.input, false, false)
+		err := a.afterSubmit(ctx, h, p, false, false)
 		var ee exitErr
 		if errors.As(err, &ee) && ee.code == ExitInterrupted {
 			// The scripted model dies with this process: the run could not go on.
 			cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			_ = a.runs(c).Cancel(cctx, p.input.RunID)
-			fmt.Fprintf(a.errOut, "demo run %s cancelled (its scripted model stops with the demo)\n", p.input.RunID)
+			_ = h.Cancel(cctx, p.RunID)
+			fmt.Fprintf(a.errOut, "demo run %s cancelled (its scripted model stops with the demo)\n", p.RunID)
 		}
 		return err
 	})
@@ -108,9 +106,9 @@ func demoRun(ctx context.Context, o *demoOptions) error {
 	}
 	// The features' commits in the order they landed, each with its diff
 	// (the commit messages repeat the plan shown above).
-	log := exec.CommandContext(ctx, "git", "-C", dir, "log", "--reverse", "-p", "--format=%n%h %s", "main.."+"horizon/"+p.input.RunID)
+	log := exec.CommandContext(ctx, "git", "-C", dir, "log", "--reverse", "-p", "--format=%n%h %s", "main.."+p.Branch)
 	log.Stdout, log.Stderr = a.out, a.errOut
-	fmt.Fprintf(a.out, "\nwhat landed on horizon/%s, one commit per feature (your main branch is untouched):\n", p.input.RunID)
+	fmt.Fprintf(a.out, "\nwhat landed on %s, one commit per feature (your main branch is untouched):\n", p.Branch)
 	_ = log.Run()
 	if keep {
 		fmt.Fprintf(a.errOut, "scripted model still running at %s; Ctrl-C to stop\n", model.URL())

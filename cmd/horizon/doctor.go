@@ -5,17 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"github.com/horizon/horizon/internal/core"
 	"os/exec"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/horizon/horizon/activities"
 	"github.com/horizon/horizon/gate"
 	"github.com/horizon/horizon/internal/daemon"
-	"github.com/horizon/horizon/internal/engine"
 	"github.com/horizon/horizon/internal/repo"
 	"github.com/horizon/horizon/internal/tools"
 	"github.com/horizon/horizon/ladder"
@@ -158,7 +156,7 @@ func (a *app) doctor(ctx context.Context) []check {
 			d += fmt.Sprintf(", %d uncommitted changes (a run starts from HEAD and will not see them)", len(info.Dirty))
 		}
 		out = append(out, check{Name: "repo", OK: true, Detail: d})
-		if g, err := activities.GateInCommit(ctx, info.Root, info.Head); err != nil {
+		if g, err := core.GateInCommit(ctx, info.Root, info.Head); err != nil {
 			out = append(out, gateCheck(err))
 		} else {
 			out = append(out, check{Name: "gate", OK: true, Detail: g})
@@ -179,13 +177,9 @@ func (a *app) doctor(ctx context.Context) []check {
 	paths := daemon.Paths{Home: a.cfg.Home}
 	if a.cfg.Embedded() {
 		if pid, running := daemon.Running(paths); running {
-			dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			c, err := engine.Dial(dctx, a.cfg, a.log)
-			cancel()
-			if err != nil {
+			if err := a.ping(ctx, 5*time.Second); err != nil {
 				out = append(out, check{Name: "engine", Detail: fmt.Sprintf("daemon pid %d runs but the engine does not answer at %s", pid, a.cfg.FrontendAddress()), Fix: "see " + paths.LogFile()})
 			} else {
-				c.Close()
 				d := fmt.Sprintf("embedded, daemon pid %d, %s", pid, a.cfg.FrontendAddress())
 				if u := a.cfg.UIURL(); u != "" {
 					d += ", Web UI " + u
@@ -196,13 +190,9 @@ func (a *app) doctor(ctx context.Context) []check {
 			out = append(out, check{Name: "engine", OK: true, Detail: fmt.Sprintf("embedded, not running (starts with `horizon start` or `horizon resume`; home %s)", a.cfg.Home)})
 		}
 	} else {
-		dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		c, err := engine.Dial(dctx, a.cfg, a.log)
-		cancel()
-		if err != nil {
+		if err := a.ping(ctx, 10*time.Second); err != nil {
 			out = append(out, check{Name: "engine", Detail: err.Error(), Fix: "check temporal.address, TLS files and API key"})
 		} else {
-			c.Close()
 			out = append(out, check{Name: "engine", OK: true, Detail: "remote " + a.cfg.Temporal.Address})
 		}
 	}
@@ -233,13 +223,13 @@ func gateCheck(err error) check {
 // read, --model (models.default) is not offered by OpenCode, or a role a
 // run needs has no model.
 func (a *app) modelsCheck(ctx context.Context, dir string, haveOpenCode bool) check {
-	if _, err := activities.LoadLeaderboard(a.cfg.Models.File); err != nil {
+	if _, err := core.LoadLeaderboard(a.cfg); err != nil {
 		return check{Name: "models", Detail: err.Error(), Fix: "point models.file at a readable leaderboard (models.json format), or unset it for the bundled one", input: true}
 	}
 	if !haveOpenCode {
 		return check{Name: "models", Detail: "not checked: needs opencode", Fix: "install opencode (see the opencode check)"}
 	}
-	rm, connected, err := a.roleModels(ctx, dir)
+	rm, connected, err := core.ResolveRoleModels(ctx, a.cfg, dir)
 	if err != nil {
 		c := check{Name: "models", Detail: strings.ReplaceAll(err.Error(), "\n", "; "), input: exitCode(err) == ExitUsage}
 		var nm *ladder.NoModelError
@@ -258,52 +248,8 @@ func (a *app) modelsCheck(ctx context.Context, dir string, haveOpenCode bool) ch
 		return c
 	}
 	var roles []string
-	for _, r := range activities.Roles {
+	for _, r := range core.Roles {
 		roles = append(roles, string(r)+" "+rm.Models[r])
 	}
 	return check{Name: "models", OK: true, Detail: fmt.Sprintf("%s (%d available)", strings.Join(roles, ", "), len(connected))}
-}
-
-// connectedModels asks OpenCode which provider/model ids it can use from dir.
-func connectedModels(ctx context.Context, bin, dir, extraConfig string) ([]string, error) {
-	cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(cctx, bin, "models")
-	if top, err := gitTop(dir); err == nil {
-		dir = top
-	}
-	cmd.Dir = dir
-	// OpenCode takes its project directory from $PWD; offline like the
-	// daemon's OpenCode, so both see the same models.
-	cmd.Env = append(os.Environ(), "PWD="+dir, "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1")
-	// Its own state directory: `opencode models` starts OpenCode's
-	// background install into the user's config directory under a lock in
-	// $XDG_STATE_HOME/opencode/locks and exits before releasing it; a
-	// server started next (the daemon's) would wait on that stale lock
-	// before it answers. The lock is the only state the listing needs.
-	state, err := os.MkdirTemp("", "horizon-opencode-state-")
-	if err != nil {
-		return nil, fmt.Errorf("opencode models: %w", err)
-	}
-	defer os.RemoveAll(state)
-	cmd.Env = append(cmd.Env, "XDG_STATE_HOME="+state)
-	if extraConfig != "" {
-		cmd.Env = append(cmd.Env, "OPENCODE_CONFIG="+extraConfig)
-	}
-	b, err := cmd.Output()
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return nil, fmt.Errorf("opencode models: %v: %s", err, strings.TrimSpace(string(ee.Stderr)))
-		}
-		return nil, fmt.Errorf("opencode models: %w", err)
-	}
-	var models []string
-	for _, l := range strings.Split(string(b), "\n") {
-		l = strings.TrimSpace(l)
-		if strings.Count(l, "/") >= 1 && !strings.ContainsAny(l, " \t") {
-			models = append(models, l)
-		}
-	}
-	return models, nil
 }

@@ -20,8 +20,12 @@ import (
 
 func (a *app) paths() daemon.Paths { return daemon.Paths{Home: a.cfg.Home} }
 
-// withEngine dials the engine, calls fn and closes the connection.
-func (a *app) withEngine(ctx context.Context, autostart bool, fn func(c client.Client) error) error {
+// connector reaches the engine; tests hand in one of their own.
+type connector func(ctx context.Context, autostart bool) (client.Client, error)
+
+// withEngine dials the engine, calls fn with the core over it and closes
+// the connection. Commands reach horizon only through the core's verbs.
+func (a *app) withEngine(ctx context.Context, autostart bool, fn func(h *core.App) error) error {
 	connect := a.dial
 	if a.connect != nil {
 		connect = a.connect
@@ -30,8 +34,9 @@ func (a *app) withEngine(ctx context.Context, autostart bool, fn func(c client.C
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	return fn(c)
+	h := core.New(c, a.cfg)
+	defer h.Close()
+	return fn(h)
 }
 
 // withRun is how a command reaches one run: it dials the engine (starting
@@ -39,16 +44,16 @@ func (a *app) withEngine(ctx context.Context, autostart bool, fn func(c client.C
 // when id is empty) and calls fn. A run the engine does not know, or one
 // that has ended when op needs it running, is bad input, said the same way
 // by every command (runError).
-func (a *app) withRun(ctx context.Context, op, id string, autostart bool, fn func(c client.Client, id string) error) error {
-	return a.withEngine(ctx, autostart, func(c client.Client) error {
+func (a *app) withRun(ctx context.Context, op, id string, autostart bool, fn func(h *core.App, id string) error) error {
+	return a.withEngine(ctx, autostart, func(h *core.App) error {
 		if id == "" {
-			latest, err := latestRun(ctx, c, a.cfg.Temporal.Namespace)
+			latest, err := h.Latest(ctx)
 			if err != nil {
 				return err
 			}
 			id = latest
 		}
-		return runError(op, id, fn(c, id))
+		return runError(op, id, fn(h, id))
 	})
 }
 
@@ -76,6 +81,19 @@ func runError(op, id string, err error) error {
 // runEnded refuses op on a run that has ended.
 func runEnded(op, id string) error {
 	return usagef("%s %s: the run has ended; `horizon status %s` shows how", op, id, id)
+}
+
+// ping dials the engine within timeout and hangs up: doctor's check that
+// it answers.
+func (a *app) ping(ctx context.Context, timeout time.Duration) error {
+	dctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c, err := engine.Dial(dctx, a.cfg, a.log)
+	if err != nil {
+		return err
+	}
+	c.Close()
+	return nil
 }
 
 // dial connects to the engine. With autostart and the embedded engine, it

@@ -9,7 +9,6 @@ import (
 	"github.com/horizon/horizon/gate"
 	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/internal/daemon"
-	"github.com/horizon/horizon/internal/engine"
 	"github.com/horizon/horizon/internal/repo"
 	"github.com/horizon/horizon/internal/tools"
 )
@@ -48,23 +47,27 @@ func exitCode(err error) int {
 		return ee.code
 	}
 	var ue usageError
+	var ie *core.InputError
 	var ce *config.Error
 	var de *repo.DirtyError
 	var bid *core.BadIDError
 	var sd *core.SupervisorDiffersError
 	switch {
-	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &de), errors.As(err, &bid), errors.As(err, &sd),
+	case errors.As(err, &ue), errors.As(err, &ie), errors.As(err, &ce), errors.As(err, &de), errors.As(err, &bid), errors.As(err, &sd),
 		errors.Is(err, repo.ErrNotGit), errors.Is(err, repo.ErrNoCommits),
 		errors.Is(err, gate.ErrNoGate), errors.Is(err, gate.ErrGateNotRunnable),
 		errors.Is(err, daemon.ErrNoRemote):
 		return ExitUsage
 	}
 	var ar *daemon.AlreadyRunningError
-	var un *engine.UnreachableError
-	var pu *engine.PortInUseError
+	var un *config.UnreachableError
+	var pu *config.PortInUseError
 	var he *homeError
 	var np *daemon.NoPIDError
+	var env *core.EnvironmentError
 	switch {
+	case errors.As(err, &env), core.EngineUnavailable(err):
+		return ExitEnvironment
 	case errors.As(err, &ar), errors.As(err, &un), errors.As(err, &pu), errors.As(err, &he), errors.As(err, &np),
 		errors.Is(err, tools.ErrNotFound), errors.Is(err, daemon.ErrNotRunning):
 		return ExitEnvironment

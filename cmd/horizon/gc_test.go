@@ -24,34 +24,9 @@ import (
 
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/workflows"
 )
-
-func TestGCDecide(t *testing.T) {
-	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	keep := 72 * time.Hour
-	tests := []struct {
-		name   string
-		end    runEnd
-		keep   time.Duration
-		remove bool
-		why    string
-	}{
-		{"unknown", runEnd{}, keep, true, "does not know"},
-		{"open", runEnd{known: true, open: true}, keep, false, "open"},
-		{"completed just now", runEnd{known: true, completed: true, closedAt: now}, keep, true, "completed"},
-		{"failed long ago", runEnd{known: true, closedAt: now.Add(-100 * time.Hour)}, keep, true, "ended 100h ago"},
-		{"failed recently", runEnd{known: true, closedAt: now.Add(-time.Hour)}, keep, false, "kept until"},
-		{"keep 0", runEnd{known: true, closedAt: now}, 0, true, "ended 0s ago"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			remove, why := gcDecide(tt.end, tt.keep, now)
-			require.Equal(t, tt.remove, remove, why)
-			require.Contains(t, why, tt.why)
-		})
-	}
-}
 
 // gc removes the lanes and lane branches of ended runs per
 // run.keep_failed_lanes, and of runs the engine forgot; an open run's
@@ -96,13 +71,13 @@ func TestGC(t *testing.T) {
 	c.On("DescribeWorkflowExecution", mock.Anything, "run-forgotten", "").Return(nil, serviceerror.NewNotFound("no such workflow"))
 	c.On("Close").Return()
 
-	gc := func(dry bool) []gcEntry {
+	gc := func(dry bool) []core.GCEntry {
 		var out bytes.Buffer
 		cfg := &config.Config{Home: home}
 		cfg.Run.KeepFailedLanes = 72 * time.Hour
 		a := &app{cfg: cfg, out: &out, errOut: &out, connect: func(context.Context, bool) (client.Client, error) { return c, nil }}
 		require.NoError(t, gcRun(context.Background(), &gcOptions{app: a, dryRun: dry, json: true, now: time.Now}))
-		var entries []gcEntry
+		var entries []core.GCEntry
 		require.NoError(t, json.Unmarshal(out.Bytes(), &entries), out.String())
 		return entries
 	}
@@ -115,7 +90,7 @@ func TestGC(t *testing.T) {
 	}
 
 	entries := gc(false)
-	byID := map[string]gcEntry{}
+	byID := map[string]core.GCEntry{}
 	for _, e := range entries {
 		byID[e.RunID] = e
 	}

@@ -3,12 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/horizon/horizon/internal/core"
 
 	"github.com/spf13/cobra"
-	enumspb "go.temporal.io/api/enums/v1"
-	historypb "go.temporal.io/api/history/v1"
-	"go.temporal.io/sdk/client"
-	"google.golang.org/protobuf/encoding/protojson"
 )
 
 type historyOptions struct {
@@ -42,17 +39,8 @@ func newHistoryCmd(a *app, runF func(context.Context, *historyOptions) error) *c
 
 func historyRun(ctx context.Context, o *historyOptions) error {
 	a := o.app
-	return a.withRun(ctx, "history", o.runID, false, func(c client.Client, id string) error {
-		it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		h := &historypb.History{}
-		for it.HasNext() {
-			ev, err := it.Next()
-			if err != nil {
-				return fmt.Errorf("history of %s: %w", id, err)
-			}
-			h.Events = append(h.Events, ev)
-		}
-		b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(h)
+	return a.withRun(ctx, "history", o.runID, false, func(h *core.App, id string) error {
+		b, err := h.History(ctx, id)
 		if err != nil {
 			return err
 		}

@@ -4,14 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/horizon/horizon/internal/core"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/repo"
-	"github.com/horizon/horizon/workflows"
 )
 
 type listOptions struct {
@@ -48,33 +47,24 @@ of {run_id, status, goal, repo, branch, attempts, cost, started_at}.`,
 
 func listRun(ctx context.Context, o *listOptions) error {
 	a := o.app
-	return a.withEngine(ctx, false, func(c client.Client) error {
-		var f runFilter
-		here := "" // the repository of --here
-		if o.status != "" {
-			switch horizon.Status(o.status) {
-			case horizon.StatusRunning, horizon.StatusCompleted, horizon.StatusFailed, horizon.StatusBlocked, horizon.StatusCancelled:
-			default:
-				return usagef("--status %q: use running, completed, failed, blocked or cancelled", o.status)
-			}
-			clause, _ := whereEqual(workflows.SearchStatus.GetName(), o.status) // a plain word: exact
-			f.where = append(f.where, clause)
-		}
-		if o.here {
-			info, err := repo.Inspect(a.repoDir)
-			if err != nil {
-				return err
-			}
-			f.equal(workflows.SearchRepo.GetName(), info.Root, func(r listedRun) bool { return r.Repo == info.Root })
-			here = info.Root
-		}
-		runs, err := listRuns(ctx, c, a.cfg.Temporal.Namespace, f.query(), f.listLimit(o.limit))
+	req := core.ListRequest{Status: horizon.Status(o.status), Limit: o.limit}
+	if err := req.Check(); err != nil {
+		return err
+	}
+	if o.here {
+		info, err := repo.Inspect(a.repoDir)
 		if err != nil {
 			return err
 		}
-		runs = f.apply(runs, o.limit)
+		req.Repo = info.Root
+	}
+	return a.withEngine(ctx, false, func(h *core.App) error {
+		runs, err := listRuns(ctx, h, req)
+		if err != nil {
+			return err
+		}
 		for i := range runs {
-			fillListed(ctx, c, &runs[i])
+			fillListed(ctx, h, &runs[i])
 		}
 		if o.json {
 			if runs == nil {
@@ -83,7 +73,7 @@ func listRun(ctx context.Context, o *listOptions) error {
 			return json.NewEncoder(a.out).Encode(runs)
 		}
 		if len(runs) == 0 {
-			fmt.Fprintln(a.out, noRuns(o.status, here))
+			fmt.Fprintln(a.out, noRuns(o.status, req.Repo))
 			return nil
 		}
 		tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
@@ -112,8 +102,8 @@ func noRuns(status, repo string) string {
 }
 
 // fillListed completes a listed run with its state (status, attempts, cost).
-func fillListed(ctx context.Context, c client.Client, r *listedRun) {
-	s, _, err := fetchState(ctx, c, r.RunID)
+func fillListed(ctx context.Context, h *core.App, r *listedRun) {
+	s, _, err := fetchState(ctx, h, r.RunID)
 	if err != nil {
 		if r.open {
 			r.Status = horizon.StatusRunning

@@ -12,14 +12,11 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
-	"github.com/horizon/horizon/activities"
 	"github.com/horizon/horizon/gate"
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/internal/repo"
-	"github.com/horizon/horizon/workflows"
 )
 
 type loopOptions struct {
@@ -97,12 +94,10 @@ func loopRun(ctx context.Context, o *loopOptions) error {
 			return err
 		}
 	}
-	return a.withEngine(ctx, true, func(c client.Client) error {
-		l := core.Loops{Client: c, TaskQueue: a.cfg.Temporal.TaskQueue, PaidQueue: a.cfg.PaidQueue(), Spend: a.spendLimits()}
-		id, err := l.Start(ctx, core.LoopRequest{
+	return a.withEngine(ctx, true, func(h *core.App) error {
+		id, err := h.StartLoop(ctx, core.LoopRequest{
 			Prompt: o.prompt, Repo: info.Root, BaseCommit: info.Head, Role: o.role,
-			Model: a.cfg.Models.Default, ModelsFile: a.cfg.Models.File, Max: o.max, CompactAt: o.compactAt, Gate: o.gate,
-			Limits: workflows.Limits{SessionTimeout: a.cfg.Agent.SessionTimeout, HeartbeatTimeout: a.cfg.Agent.HeartbeatTimeout, GateTimeout: a.cfg.Gate.Timeout},
+			Max: o.max, CompactAt: o.compactAt, Gate: o.gate,
 		})
 		if err != nil {
 			if errors.Is(err, horizon.ErrLoopLimits) || errors.Is(err, core.ErrEmptyPrompt) {
@@ -112,14 +107,14 @@ func loopRun(ctx context.Context, o *loopOptions) error {
 		}
 		if o.detach {
 			if o.json {
-				return json.NewEncoder(a.out).Encode(activities.LoopResult{Loop: id, Status: horizon.LoopRunning, Role: o.role})
+				return json.NewEncoder(a.out).Encode(core.LoopResult{Loop: id, Status: horizon.LoopRunning, Role: o.role})
 			}
 			fmt.Fprintln(a.out, id)
 			fmt.Fprintf(a.errOut, "loop %s started; `horizon cancel %s` stops it\n", id, id)
 			return nil
 		}
 		fmt.Fprintf(a.errOut, "loop %s started (%d activations at most); Ctrl-C stops following, the loop goes on; `horizon cancel %s` stops it\n", id, o.max, id)
-		return a.followLoop(ctx, l, id, o.max, o.json)
+		return a.followLoop(ctx, h.Loops(), id, o.max, o.json)
 	})
 }
 
@@ -131,8 +126,8 @@ func (a *app) followLoop(ctx context.Context, l core.Loops, id string, max int, 
 	if asJSON {
 		progress = a.errOut
 	}
-	var shown activities.LoopResult
-	res, err := l.Wait(fctx, id, func(st activities.LoopResult) {
+	var shown core.LoopResult
+	res, err := l.Wait(fctx, id, func(st core.LoopResult) {
 		printLoopProgress(progress, shown, st, max)
 		shown = st
 	})
@@ -157,7 +152,7 @@ func (a *app) followLoop(ctx context.Context, l core.Loops, id string, max int, 
 }
 
 // printLoopProgress says what changed since shown.
-func printLoopProgress(w io.Writer, shown, st activities.LoopResult, max int) {
+func printLoopProgress(w io.Writer, shown, st core.LoopResult, max int) {
 	if st.Compactions > shown.Compactions {
 		fmt.Fprintf(w, "session compacted (%d so far)\n", st.Compactions)
 	}
@@ -174,7 +169,7 @@ func printLoopProgress(w io.Writer, shown, st activities.LoopResult, max int) {
 }
 
 // printLoopEnd writes the loop's result for a person.
-func printLoopEnd(w io.Writer, r activities.LoopResult) {
+func printLoopEnd(w io.Writer, r core.LoopResult) {
 	fmt.Fprintf(w, "loop %s %s after %s, %s\n", r.Loop, r.Status, plural(r.Activations, "activation"), plural(r.Compactions, "compaction"))
 	fmt.Fprintf(w, "  model %s · session %s\n", orDash(r.Model), orDash(r.Session))
 	if r.Branch != "" {
@@ -195,8 +190,8 @@ func printLoopEnd(w io.Writer, r activities.LoopResult) {
 }
 
 // loopStatus is `horizon status LOOP`: where the loop stands, or its end.
-func loopStatus(ctx context.Context, a *app, c client.Client, id string, asJSON bool) error {
-	res, _, err := core.Loops{Client: c}.State(ctx, id)
+func loopStatus(ctx context.Context, a *app, h *core.App, id string, asJSON bool) error {
+	res, _, err := h.Loops().State(ctx, id)
 	if err != nil {
 		return err
 	}

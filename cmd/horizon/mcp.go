@@ -11,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/horizon/horizon/activities"
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/agent"
@@ -166,7 +165,7 @@ func consultModel(ctx context.Context, srv *agent.Server, cfg *config.Config, di
 	if cfg.Models.Default != "" {
 		return cfg.Models.Default, nil
 	}
-	lb, err := activities.LoadLeaderboard(cfg.Models.File)
+	lb, err := core.LoadLeaderboard(cfg)
 	if err != nil {
 		return "", err
 	}

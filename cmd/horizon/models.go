@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/horizon/horizon/internal/core"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/horizon/horizon/activities"
-	"github.com/horizon/horizon/internal/tools"
 	"github.com/horizon/horizon/ladder"
 )
 
@@ -56,24 +55,20 @@ it. models.default (HORIZON_MODELS_DEFAULT) overrides every role, as
 
 func modelsRun(ctx context.Context, o *modelsOptions) error {
 	a := o.app
-	lb, err := activities.LoadLeaderboard(a.cfg.Models.File)
-	if err != nil {
-		return usageError{err}
-	}
-	bin, err := tools.Find(tools.OpenCode, a.cfg.Agent.OpenCodeBin, "agent.opencode_bin (HORIZON_AGENT_OPENCODE_BIN)")
+	lb, err := core.LoadLeaderboard(a.cfg)
 	if err != nil {
 		return err
 	}
-	connected, err := connectedModels(ctx, bin, a.repoDir, a.cfg.Agent.OpenCodeConfig)
+	connected, err := core.ConnectedModels(ctx, a.cfg, a.repoDir)
 	if err != nil {
-		return exitErr{code: ExitEnvironment, msg: err.Error()}
+		return err
 	}
 	rep := modelsReport{Leaderboard: "bundled", Forced: a.cfg.Models.Default, Connected: connected, Unavailable: map[string]string{}}
 	if a.cfg.Models.File != "" {
 		rep.Leaderboard = a.cfg.Models.File
 	}
 	rep.Roles, err = lb.ResolveAll(connected)
-	for _, e := range unwrapAll(err) {
+	for _, e := range core.Unwrap(err) {
 		var nm *ladder.NoModelError
 		if errors.As(e, &nm) {
 			rep.Unavailable[nm.Role] = e.Error()
@@ -105,14 +100,4 @@ func modelsRun(ctx context.Context, o *modelsOptions) error {
 		}
 	}
 	return tw.Flush()
-}
-
-func unwrapAll(err error) []error {
-	if err == nil {
-		return nil
-	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
 }

@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/horizon/horizon/internal/core"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
-
-	"github.com/horizon/horizon/workflows"
 )
 
 type pauseOptions struct {
@@ -40,8 +38,8 @@ for, until ` + "`horizon resume RUN`" + `.`,
 
 func pauseRun(ctx context.Context, o *pauseOptions) error {
 	a := o.app
-	return a.withRun(ctx, workflows.UpdatePause, o.runID, false, func(c client.Client, id string) error {
-		s, err := a.runs(c).Pause(ctx, id)
+	return a.withRun(ctx, "pause", o.runID, false, func(h *core.App, id string) error {
+		s, err := h.Pause(ctx, id)
 		if err != nil {
 			return verbError(err)
 		}

@@ -5,15 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/horizon/horizon/internal/core"
 	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/workflows"
 )
 
 type planOptions struct {
@@ -60,46 +58,32 @@ feature.`,
 
 func planRun(ctx context.Context, o *planOptions) error {
 	a := o.app
-	p, err := a.prepare(ctx, o.goal, defaultKind)
+	p, err := core.Prepare(ctx, a.cfg, core.StartRequest{Repo: a.repoDir, Goal: o.goal, Kind: defaultKind})
 	if err != nil {
 		return err
 	}
-	return a.withEngine(ctx, true, func(c client.Client) error {
-		in := workflows.PlanInput{
-			RunID: strings.Replace(p.input.RunID, "run-", "plan-", 1), Goal: o.goal, Repo: p.input.Repo,
-			BaseCommit: p.input.BaseCommit, Model: p.input.Model, ModelsFile: p.input.ModelsFile, Limits: p.input.Limits,
-			PaidQueue: p.input.PaidQueue, Spend: a.spendLimits(), Foreground: true,
+	return a.withEngine(ctx, true, func(h *core.App) error {
+		fmt.Fprintf(a.errOut, "planning %s (the lead reads %s at %s)…\n", p.PlanID(), p.Repo, short(p.BaseCommit))
+		res, err := h.Plan(ctx, p)
+		var failed *core.PlanFailedError
+		if errors.As(err, &failed) {
+			for i, r := range failed.Rejected {
+				fmt.Fprintf(a.errOut, "try %d rejected: %s\n", i+1, r)
+			}
+			return exitErr{code: ExitRunEnded, msg: failed.Reason}
 		}
-		fmt.Fprintf(a.errOut, "planning %s (the lead reads %s at %s)…\n", in.RunID, in.Repo, short(in.BaseCommit))
-		h, err := a.runs(c).StartPlan(ctx, in)
 		if err != nil {
 			return err
-		}
-		var res workflows.PlanResult
-		if err := h.Get(ctx, &res); err != nil {
-			var failed *temporal.ApplicationError
-			if errors.As(err, &failed) && failed.Type() == workflows.FailureSpendCeiling {
-				// In the foreground the spend authority does not wait at a
-				// ceiling: the person hears which one, and how to raise it.
-				return exitErr{code: ExitRunEnded, msg: plainReason(failed.Error())}
-			}
-			if errors.As(err, &failed) && failed.HasDetails() && failed.Details(&res) == nil {
-				for i, r := range res.Rejected {
-					fmt.Fprintf(a.errOut, "try %d rejected: %s\n", i+1, r)
-				}
-				return exitErr{code: ExitRunEnded, msg: plainReason(failed.Error())}
-			}
-			return fmt.Errorf("planning %s: %w", in.RunID, err)
 		}
 		if o.json {
 			return json.NewEncoder(a.out).Encode(res)
 		}
-		printPlan(a.out, &res)
+		printPlan(a.out, res)
 		return nil
 	})
 }
 
-func printPlan(w io.Writer, res *workflows.PlanResult) {
+func printPlan(w io.Writer, res *core.PlanResult) {
 	p := res.Plan
 	fmt.Fprintf(w, "plan for: %s\nambiguity %s · %s · %d tokens · $%.4f\n", oneLine(p.Goal, 100), p.Ambiguity, plural(res.Tries, "try"), res.Usage.Tokens(), res.Usage.Cost)
 	for _, m := range p.Milestones {
@@ -123,10 +107,4 @@ func printPlan(w io.Writer, res *workflows.PlanResult) {
 			fmt.Fprintf(w, "  - %s\n", s)
 		}
 	}
-}
-
-// spendLimits are the configured ceilings (spend.*) a plan, a loop or a
-// task observes: the spend authority weighs their metered calls too.
-func (a *app) spendLimits() workflows.SpendLimits {
-	return workflows.SpendLimits{Ceiling: a.cfg.Spend.Ceiling, DayCeiling: a.cfg.Spend.DayCeiling, ThrottleAt: a.cfg.Spend.ThrottleAt}
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/core"
@@ -43,8 +42,8 @@ func queueChange(ctx context.Context, o *queueEntryOptions, verb func(core.Super
 	if err != nil {
 		return err
 	}
-	return a.withEngine(ctx, false, func(c client.Client) error {
-		s, err := verb(a.supervisors(c), ctx, id, o.id)
+	return a.withEngine(ctx, false, func(h *core.App) error {
+		s, err := verb(h.Supervisors(), ctx, id, o.id)
 		if err != nil {
 			return supervisorError(err)
 		}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/horizon/horizon/internal/core"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/horizon"
 )
@@ -68,11 +68,11 @@ func queueAdd(ctx context.Context, o *queueAddOptions) error {
 	if o.autonomy == "" {
 		auto = ""
 	}
-	return a.withEngine(ctx, false, func(c client.Client) error {
-		e, err := a.supervisors(c).QueueAdd(ctx, id,
+	return a.withEngine(ctx, false, func(h *core.App) error {
+		e, err := h.Supervisors().QueueAdd(ctx, id,
 			horizon.QueueEntry{Goal: o.goal, Autonomy: auto, BudgetTime: o.budgetTime, BudgetSpend: o.budgetSpend})
 		if err != nil {
-			if _, qerr := a.querySupervisor(ctx, c, id); qerr != nil {
+			if _, qerr := a.querySupervisor(ctx, h, id); qerr != nil {
 				return qerr
 			}
 			return supervisorError(err)

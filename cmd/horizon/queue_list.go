@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/internal/core"
 )
@@ -39,8 +38,8 @@ func queueList(ctx context.Context, o *queueListOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.withEngine(ctx, false, func(c client.Client) error {
-		s, err := a.querySupervisor(ctx, c, id)
+	return a.withEngine(ctx, false, func(h *core.App) error {
+		s, err := a.querySupervisor(ctx, h, id)
 		if err != nil {
 			return err
 		}

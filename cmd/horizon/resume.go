@@ -8,11 +8,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/core"
-	"github.com/horizon/horizon/workflows"
 )
 
 type resumeOptions struct {
@@ -57,13 +55,12 @@ With RUN, show that run; with --follow, follow it to its end like ` + "`horizon 
 func resumeRun(ctx context.Context, o *resumeOptions) error {
 	a := o.app
 	if o.runID != "" {
-		return a.withRun(ctx, "resume", o.runID, true, func(c client.Client, id string) error {
-			return o.resume(ctx, c, []string{id})
+		return a.withRun(ctx, "resume", o.runID, true, func(h *core.App, id string) error {
+			return o.resume(ctx, h, []string{id})
 		})
 	}
-	return a.withEngine(ctx, true, func(c client.Client) error {
-		running, _ := whereEqual("ExecutionStatus", "Running")
-		runs, err := listRuns(ctx, c, a.cfg.Temporal.Namespace, running, 0)
+	return a.withEngine(ctx, true, func(h *core.App) error {
+		runs, err := listRuns(ctx, h, core.ListRequest{Open: true})
 		if err != nil {
 			return err
 		}
@@ -71,22 +68,22 @@ func resumeRun(ctx context.Context, o *resumeOptions) error {
 		for _, r := range runs {
 			ids = append(ids, r.RunID)
 		}
-		return o.resume(ctx, c, ids)
+		return o.resume(ctx, h, ids)
 	})
 }
 
 // resume shows the runs that continue; a named run held by `horizon pause`
 // goes on.
-func (o *resumeOptions) resume(ctx context.Context, c client.Client, ids []string) error {
+func (o *resumeOptions) resume(ctx context.Context, h *core.App, ids []string) error {
 	a := o.app
 	var states []*horizon.RunState
 	for _, id := range ids {
-		s, err := waitLive(ctx, c, id)
+		s, err := waitLive(ctx, h, id)
 		if err != nil {
 			return err
 		}
 		if s.Paused && o.runID != "" {
-			if s, err = a.runs(c).Resume(ctx, id); err != nil {
+			if s, err = h.Resume(ctx, id); err != nil {
 				return verbError(err)
 			}
 		}
@@ -99,7 +96,7 @@ func (o *resumeOptions) resume(ctx context.Context, c client.Client, ids []strin
 		return json.NewEncoder(a.out).Encode(states)
 	}
 	if len(states) == 0 {
-		fmt.Fprintln(a.out, "the horizon server is running; no run was in progress"+a.otherWork(ctx, c))
+		fmt.Fprintln(a.out, "the horizon server is running; no run was in progress"+otherWork(h.Going(ctx)))
 		return nil
 	}
 	for _, s := range states {
@@ -125,16 +122,16 @@ func (o *resumeOptions) resume(ctx context.Context, c client.Client, ids []strin
 		if len(states) != 1 {
 			return usagef("--follow needs exactly one run: horizon resume RUN --follow")
 		}
-		return a.followToEnd(ctx, c, states[0].RunID, o.json)
+		return a.followToEnd(ctx, h, states[0].RunID, o.json)
 	}
 	return nil
 }
 
 // waitLive gives a freshly started worker a moment to answer queries.
-func waitLive(ctx context.Context, c client.Client, id string) (*horizon.RunState, error) {
+func waitLive(ctx context.Context, h *core.App, id string) (*horizon.RunState, error) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		s, live, err := fetchState(ctx, c, id)
+		s, live, err := fetchState(ctx, h, id)
 		if err != nil || live || s.Status.Terminal() || time.Now().After(deadline) {
 			return s, err
 		}
@@ -145,22 +142,21 @@ func waitLive(ctx context.Context, c client.Client, id string) (*horizon.RunStat
 // otherWork names what goes on besides runs (supervisors, plans being
 // made), for a resume that found no run: "; going on: 1 supervisor, 1
 // plan being made". "" when nothing does or the engine cannot say.
-func (a *app) otherWork(ctx context.Context, c client.Client) string {
-	r := core.Reader{Client: c, Namespace: a.cfg.Temporal.Namespace}
+func otherWork(g core.Going) string {
 	var parts []string
-	for _, w := range []struct{ typ, one, many string }{
-		{workflows.SupervisorWorkflowName, "supervisor", "supervisors"},
-		{workflows.PlanWorkflowName, "plan being made", "plans being made"},
+	for _, w := range []struct {
+		n         int
+		one, many string
+	}{
+		{g.Supervisors, "supervisor", "supervisors"},
+		{g.Plans, "plan being made", "plans being made"},
 	} {
-		exs, err := r.List(ctx, w.typ, "ExecutionStatus = 'Running'", 0)
-		if err != nil || len(exs) == 0 {
-			continue
+		switch {
+		case w.n == 1:
+			parts = append(parts, "1 "+w.one)
+		case w.n > 1:
+			parts = append(parts, fmt.Sprintf("%d %s", w.n, w.many))
 		}
-		noun := w.one
-		if len(exs) > 1 {
-			noun = w.many
-		}
-		parts = append(parts, fmt.Sprintf("%d %s", len(exs), noun))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/core"
@@ -63,8 +62,8 @@ func roadmapShow(ctx context.Context, o *roadmapOptions) error {
 	var sup *horizon.SupervisorState
 	// A running supervisor knows its base and its records; without one,
 	// every open item is unplanned.
-	_ = a.withEngine(ctx, false, func(c client.Client) error {
-		s, err := a.querySupervisor(ctx, c, horizon.SupervisorID(info.Root))
+	_ = a.withEngine(ctx, false, func(h *core.App) error {
+		s, err := a.querySupervisor(ctx, h, horizon.SupervisorID(info.Root))
 		if err == nil {
 			sup = s
 		}

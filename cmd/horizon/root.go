@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/horizon"
@@ -55,7 +53,7 @@ type app struct {
 	rawOut io.Writer
 	// connect reaches the engine for withEngine and withRun; nil is dial.
 	// Tests hand in a client of their own.
-	connect func(ctx context.Context, autostart bool) (client.Client, error)
+	connect connector
 }
 
 // Main runs the CLI and returns the process exit code.

@@ -8,41 +8,23 @@ import (
 	"strings"
 	"time"
 
-	"go.temporal.io/sdk/client"
-
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/core"
 )
 
-// fetchState returns a run's state (internal/core reads it: from the
-// status query while it runs, from its result or failure details once
-// closed), with the reason as people read it. An unknown run is bad input.
-// live is false when the run is open but no worker answered (the daemon
-// is down).
-func fetchState(ctx context.Context, c client.Client, id string) (*horizon.RunState, bool, error) {
-	st, live, err := core.Reader{Client: c}.Run(ctx, id)
+// fetchState returns a run's state as the core reads it (from the status
+// query while it runs, from its result or failure details once closed).
+// An unknown run is bad input. live is false when the run is open but no
+// worker answered (the daemon is down).
+func fetchState(ctx context.Context, h *core.App, id string) (*horizon.RunState, bool, error) {
+	v, err := h.Run(ctx, id)
 	if nf := (*core.NotFoundError)(nil); errors.As(err, &nf) {
 		return nil, false, usageError{err}
 	}
 	if err != nil {
 		return nil, false, err
 	}
-	st.Reason = plainReason(st.Reason)
-	return st, live, nil
-}
-
-// listRuns returns horizon runs, newest first; a run that continued as new
-// is listed once, started when its oldest history did.
-func listRuns(ctx context.Context, c client.Client, namespace, extra string, limit int) ([]listedRun, error) {
-	rows, err := core.Reader{Client: c, Namespace: namespace}.Runs(ctx, extra, limit)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]listedRun, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, listedRun{RunID: r.ID, Goal: r.Goal, Repo: r.Repo, Branch: r.Branch, StartedAt: r.StartedAt, open: r.Open()})
-	}
-	return out, nil
+	return v.State, v.Live, nil
 }
 
 // listedRun is a line of `horizon list`: the core's run row with what the
@@ -60,16 +42,18 @@ type listedRun struct {
 	open      bool           // the engine still runs it
 }
 
-// latestRun is the newest run's ID.
-func latestRun(ctx context.Context, c client.Client, namespace string) (string, error) {
-	runs, err := listRuns(ctx, c, namespace, "", 1)
+// listRuns lists runs, newest first; a run that continued as new is
+// listed once, started when its oldest history did.
+func listRuns(ctx context.Context, h *core.App, req core.ListRequest) ([]listedRun, error) {
+	rows, err := h.Runs(ctx, req)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if len(runs) == 0 {
-		return "", usagef("no runs yet; start one with `horizon start \"<goal>\"`")
+	out := make([]listedRun, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, listedRun{RunID: r.ID, Goal: r.Goal, Repo: r.Repo, Branch: r.Branch, StartedAt: r.StartedAt, open: r.Open()})
 	}
-	return runs[0].RunID, nil
+	return out, nil
 }
 
 // follower prints what changed between two states, one line per event.
@@ -267,11 +251,11 @@ func oneLine(s string, n int) string {
 }
 
 // follow polls the run until it closes or ctx ends, printing progress.
-func follow(ctx context.Context, c client.Client, id string, w io.Writer) (*horizon.RunState, error) {
+func follow(ctx context.Context, h *core.App, id string, w io.Writer) (*horizon.RunState, error) {
 	f := &follower{w: w}
 	warned := false
 	for {
-		s, live, err := fetchState(ctx, c, id)
+		s, live, err := fetchState(ctx, h, id)
 		if err != nil {
 			if ctx.Err() != nil {
 				return f.last, ctx.Err()

@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/horizon/horizon/internal/core"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
-
-	"github.com/horizon/horizon/workflows"
 )
 
 type setCeilingOptions struct {
@@ -64,12 +62,12 @@ func parseUSD(arg string) (float64, error) {
 
 func setCeilingRun(ctx context.Context, o *setCeilingOptions) error {
 	a := o.app
-	name := workflows.UpdateSetCeiling
+	name := "set-ceiling"
 	if o.day {
-		name = workflows.UpdateSetDayCeiling
+		name = "set-day-ceiling"
 	}
-	return a.withRun(ctx, name, o.runID, false, func(c client.Client, id string) error {
-		s, err := a.runs(c).SetCeiling(ctx, id, o.usd, o.day)
+	return a.withRun(ctx, name, o.runID, false, func(h *core.App, id string) error {
+		s, err := h.SetCeiling(ctx, core.CeilingRequest{Run: id, USD: o.usd, Day: o.day})
 		if err != nil {
 			return verbError(err)
 		}

@@ -3,16 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/horizon/horizon/internal/core"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/horizon/horizon/activities"
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/internal/specialist"
-	"github.com/horizon/horizon/internal/tools"
 )
 
 // newSpecialistCmd is `horizon specialist`: Zero-style specialist manifests.
@@ -92,19 +91,15 @@ type specialistJSON struct {
 // it cannot list its models) the bindings are left out with a warning: the
 // manifests are still worth listing.
 func (a *app) bindModels(ctx context.Context, sps []*specialist.Specialist) map[string]specialist.Binding {
-	lb, err := activities.LoadLeaderboard(a.cfg.Models.File)
+	lb, err := core.LoadLeaderboard(a.cfg)
 	if err != nil {
 		a.warn("models not resolved: %v", err)
 		return nil
 	}
 	var connected []string
 	if a.cfg.Models.Default == "" {
-		bin, err := tools.Find(tools.OpenCode, a.cfg.Agent.OpenCodeBin, "agent.opencode_bin (HORIZON_AGENT_OPENCODE_BIN)")
-		if err != nil {
-			a.warn("models not resolved: %v", err)
-			return nil
-		}
-		if connected, err = connectedModels(ctx, bin, a.repoDir, a.cfg.Agent.OpenCodeConfig); err != nil {
+		var err error
+		if connected, err = core.ConnectedModels(ctx, a.cfg, a.repoDir); err != nil {
 			a.warn("models not resolved: %v", err)
 			return nil
 		}

@@ -2,30 +2,20 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/horizon/horizon/internal/core"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
-	"github.com/horizon/horizon/activities"
-	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/agent"
-	"github.com/horizon/horizon/internal/repo"
-	"github.com/horizon/horizon/internal/tools"
-	"github.com/horizon/horizon/ladder"
-	"github.com/horizon/horizon/workflows"
 )
 
 type startOptions struct {
@@ -211,251 +201,32 @@ func are(flags []string) string {
 	return strings.Join(flags[:len(flags)-1], ", ") + " and " + flags[len(flags)-1] + " are"
 }
 
-// preparedRun is a validated run, ready to submit.
-type preparedRun struct {
-	input workflows.RunInput
-	info  repo.Info
-}
-
-// prepare checks everything that can be checked before the engine is
-// involved, so bad input fails fast with exit 2 and nothing started.
-func (a *app) prepare(ctx context.Context, goal, kind string) (preparedRun, error) {
-	cfg := a.cfg
-	k, err := checkKind(kind)
-	if err != nil {
-		return preparedRun{}, err
-	}
-	info, err := repo.Inspect(a.repoDir)
-	if err != nil {
-		return preparedRun{}, err
-	}
-	if !cfg.Run.AllowDirty {
-		if err := info.CheckClean(); err != nil {
-			return preparedRun{}, err
-		}
-	}
-	if err := a.checkRunnable(ctx, info); err != nil {
-		return preparedRun{}, err
-	}
-	in := a.runTemplate()
-	in.RunID, in.Goal, in.Repo, in.BaseRef, in.BaseCommit, in.Kind = newRunID(), goal, info.Root, info.Ref, info.Head, k
-	return preparedRun{info: info, input: in}, nil
-}
-
-// checkRunnable refuses, before any run exists, what would fail a run at
-// preflight: an invalid model name or leaderboard, no gate in the commit
-// or one the lanes could not run, no opencode for the embedded daemon, a
-// --model OpenCode does not offer, a role without a model.
-func (a *app) checkRunnable(ctx context.Context, info repo.Info) error {
-	cfg := a.cfg
-	if cfg.Models.Default != "" {
-		if err := config.ValidateModelName(cfg.Models.Default); err != nil {
-			return usagef("--model: %v", err)
-		}
-	}
-	if _, err := activities.LoadLeaderboard(cfg.Models.File); err != nil {
-		return usageError{err}
-	}
-	if _, err := activities.GateInCommit(ctx, info.Root, info.Head); err != nil {
-		return usageError{err}
-	}
-	if err := checkSubmodules(ctx, info); err != nil {
-		return err
-	}
-	if !cfg.Embedded() {
-		// The workers of a remote cluster have their own OpenCode and
-		// providers: their preflight judges the models.
-		return nil
-	}
-	// The daemon runs on this machine with this environment: a missing
-	// opencode or model would only surface later as a failed run.
-	_, _, err := a.roleModels(ctx, info.Root)
-	return err
-}
-
-// roleModels resolves each role's model as the run's preflight will
-// (activities.ResolveRoles), from the models `opencode models` lists in
-// dir, as `horizon models` asks; it also returns those models. A
-// models.file that cannot be read, a --model OpenCode does not offer and a
-// role without a model are bad input; no opencode, or one that does not
-// answer, is the environment.
-func (a *app) roleModels(ctx context.Context, dir string) (activities.RoleModels, []string, error) {
-	lb, err := activities.LoadLeaderboard(a.cfg.Models.File)
-	if err != nil {
-		return activities.RoleModels{}, nil, usageError{err}
-	}
-	bin, err := tools.Find(tools.OpenCode, a.cfg.Agent.OpenCodeBin, "agent.opencode_bin (HORIZON_AGENT_OPENCODE_BIN)")
-	if err != nil {
-		return activities.RoleModels{}, nil, err
-	}
-	connected, err := connectedModels(ctx, bin, dir, a.cfg.Agent.OpenCodeConfig)
-	if err != nil {
-		return activities.RoleModels{}, nil, exitErr{code: ExitEnvironment, msg: err.Error()}
-	}
-	rm, err := activities.ResolveRoles(lb, a.cfg.Models.Default, connected)
-	var um *agent.UnknownModelError
-	switch {
-	case errors.As(err, &um):
-		return rm, connected, usagef("--model (models.default): %v; use one of them (`horizon models` lists them), or leave --model out to use the leaderboard", err)
-	case err != nil:
-		if msg := noRoleModels(err, connected); msg != "" {
-			return rm, connected, usageError{&wrapped{msg: msg, err: err}}
-		}
-		return rm, connected, usageError{err}
-	}
-	return rm, connected, nil
-}
-
-// noRoleModels says once, in a few lines, that roles have no model (err
-// joins a RoleModelError per role) and what to do: one of the models
-// OpenCode reaches for every role, or a provider the leaderboard ranks.
-// "" when err is something else.
-func noRoleModels(err error, connected []string) string {
-	var roles []string
-	for _, e := range unwrapAll(err) {
-		var rme *activities.RoleModelError
-		var nm *ladder.NoModelError
-		if !errors.As(e, &rme) || !errors.As(e, &nm) {
-			return ""
-		}
-		roles = append(roles, fmt.Sprintf("%s (%s)", rme.Role, nm.Role))
-	}
-	if len(roles) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "no model for %s: the leaderboard ranks none of the models OpenCode reaches", joinWords(roles))
-	if len(connected) == 0 {
-		b.WriteString(", and it reaches none.\nConnect a provider (`opencode auth login`), then `horizon models` shows each role's choice.")
-		return b.String()
-	}
-	shown := connected[:min(len(connected), 5)]
-	more := ""
-	if len(connected) > len(shown) {
-		more = fmt.Sprintf(" and %d more (`horizon models`)", len(connected)-len(shown))
-	}
-	fmt.Fprintf(&b, " (%s%s).\nUse one of them for every role: --model %s (or HORIZON_MODELS_DEFAULT=%s),\nor connect a provider the leaderboard ranks (`opencode auth login`).",
-		strings.Join(shown, ", "), more, connected[0], connected[0])
-	return b.String()
-}
-
-// wrapped says err in other words and keeps it for errors.As.
-type wrapped struct {
-	msg string
-	err error
-}
-
-func (w *wrapped) Error() string { return w.msg }
-func (w *wrapped) Unwrap() error { return w.err }
-
-// joinWords lists words as a sentence does: "a", "a and b", "a, b and c".
-func joinWords(words []string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
-}
-
-// runTemplate is what every run takes from the configuration: models,
-// limits, ceilings, queues, mode and budget. A supervisor hands it to
-// each run it starts.
-func (a *app) runTemplate() workflows.RunInput {
-	cfg := a.cfg
-	return workflows.RunInput{
-		Model:       cfg.Models.Default,
-		ModelsFile:  absPath(cfg.Models.File),
-		PaidQueue:   cfg.PaidQueue(),
-		Ceiling:     cfg.Spend.Ceiling,
-		DayCeiling:  cfg.Spend.DayCeiling,
-		ThrottleAt:  cfg.Spend.ThrottleAt,
-		MaxAttempts: cfg.Run.MaxAttempts,
-		Limits: workflows.Limits{
-			SessionTimeout:   cfg.Agent.SessionTimeout,
-			HeartbeatTimeout: cfg.Agent.HeartbeatTimeout,
-			GateTimeout:      cfg.Gate.Timeout,
-			GateProtected:    cfg.Gate.Protected,
-			Advisor:          advisorSettings(cfg.Advisor),
-		},
-		Planned:            cfg.Run.Planned,
-		Autonomy:           cfg.Run.Autonomy,
-		Interval:           cfg.Run.RecoveryEscalationInterval,
-		Stall:              stallPolicy(cfg),
-		BudgetTime:         cfg.Run.BudgetTime,
-		BudgetSpend:        cfg.Run.BudgetSpend,
-		FeaturesPerHistory: cfg.Run.FeaturesPerHistory,
-		LineCeiling:        cfg.Run.LineCeiling,
-		DropFailedLanes:    cfg.Run.KeepFailedLanes == 0,
-	}
-}
-
-// stallPolicy is run.stall_backoff and run.stall_block_after, with the
-// stall threshold the daily pass uses (supervisor.stall_attempts).
-func stallPolicy(cfg *config.Config) horizon.StallPolicy {
-	return horizon.StallPolicy{Base: cfg.Run.StallBackoff.Base, Max: cfg.Run.StallBackoff.Max,
-		BlockAfter: cfg.Run.StallBlockAfter, Threshold: cfg.Supervisor.StallAttempts}
-}
-
-// advisorSettings are the advisor.* keys a run's watchdog follows.
-func advisorSettings(c config.Advisor) activities.AdvisorSettings {
-	return activities.AdvisorSettings{
-		Enabled: c.Enabled, Model: c.WatchdogModel, ReviewMode: c.ReviewMode, ReviewInterval: c.ReviewInterval,
-		MaxToolSteps: c.MaxToolSteps, MaxNotes: c.MaxNotesPerUpdate, ImmuneTurns: c.ImmuneTurns,
-		Timeout: c.Timeout, RequireEvidence: c.RequireEvidence,
-	}
-}
-
-// checkKind reads --kind and refuses one the routing ladder does not know.
-// An empty --kind stays empty: the ladder treats such work as bounded.
-func checkKind(s string) (horizon.FeatureKind, error) {
-	if s == "" {
-		return "", nil
-	}
-	k, err := horizon.ParseFeatureKind(s)
-	if ve := (*horizon.ValueError)(nil); errors.As(err, &ve) {
-		return "", usagef("--kind %q: use %s", s, orList(ve.Allowed))
-	}
-	return k, err
-}
-
-func absPath(p string) string {
-	if p == "" {
-		return ""
-	}
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return p
-}
-
-func newRunID() string {
-	b := make([]byte, 3)
-	_, _ = rand.Read(b)
-	return "run-" + time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
-}
-
 func startRun(ctx context.Context, o *startOptions) error {
 	a := o.app
 	planned := a.cfg.Run.Planned && !o.single
 	if err := o.checkMode(planned); err != nil {
 		return err
 	}
-	p, err := a.prepare(ctx, o.goal, o.kind)
+	mode := core.ModeConfigured
+	if o.single {
+		mode = core.ModeSingle
+	}
+	p, err := core.Prepare(ctx, a.cfg, core.StartRequest{Repo: a.repoDir, Goal: o.goal, Kind: o.kind, Mode: mode})
 	if err != nil {
 		return err
 	}
-	p.input.Planned = planned
-	return a.withEngine(ctx, true, func(c client.Client) error {
-		if err := a.runs(c).Start(ctx, p.input); err != nil {
+	return a.withEngine(ctx, true, func(h *core.App) error {
+		if _, err := h.StartPrepared(ctx, p); err != nil {
 			return err
 		}
-		return a.afterSubmit(ctx, c, p.input, o.detach, o.json)
+		return a.afterSubmit(ctx, h, p, o.detach, o.json)
 	})
 }
 
 // afterSubmit prints the run ID (detached) or follows the run to its end.
-func (a *app) afterSubmit(ctx context.Context, c client.Client, in workflows.RunInput, detach, asJSON bool) error {
+func (a *app) afterSubmit(ctx context.Context, h *core.App, in *core.Prepared, detach, asJSON bool) error {
 	id := in.RunID
-	ui := runLink(a.cfg, id)
+	ui := core.RunLink(a.cfg, id)
 	if detach {
 		if asJSON {
 			return json.NewEncoder(a.out).Encode(map[string]string{"run_id": id, "branch": horizon.IntegrationBranch(id), "ui": ui})
@@ -467,17 +238,17 @@ func (a *app) afterSubmit(ctx context.Context, c client.Client, in workflows.Run
 	if ui != "" {
 		fmt.Fprintf(a.errOut, "watch it: %s\n", ui)
 	}
-	return a.followToEnd(ctx, c, id, asJSON)
+	return a.followToEnd(ctx, h, id, asJSON)
 }
 
 // describeMode says in a few words how the run will go.
-func describeMode(in workflows.RunInput) string {
+func describeMode(in *core.Prepared) string {
 	if !in.Planned {
 		return "one feature, up to " + plural(in.MaxAttempts, "attempt")
 	}
 	budget := "no time limit"
 	if in.BudgetTime > 0 {
-		budget = "budget " + shortDuration(in.BudgetTime)
+		budget = "budget " + core.ShortDuration(in.BudgetTime)
 	}
 	if in.BudgetSpend > 0 {
 		budget += ", " + usd(in.BudgetSpend)
@@ -491,27 +262,15 @@ func describeMode(in workflows.RunInput) string {
 	return fmt.Sprintf("planned, autonomy %s, %s", autonomy, budget)
 }
 
-// shortDuration drops a duration's zero tails: 72h, 1h30m, 45m.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
-
 // followToEnd follows a run; Ctrl-C stops following and leaves the run be.
-func (a *app) followToEnd(ctx context.Context, c client.Client, id string, asJSON bool) error {
+func (a *app) followToEnd(ctx context.Context, h *core.App, id string, asJSON bool) error {
 	fctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	progress := a.out
 	if asJSON {
 		progress = a.errOut
 	}
-	s, err := follow(fctx, c, id, progress)
+	s, err := follow(fctx, h, id, progress)
 	if err != nil {
 		if errors.Is(err, context.Canceled) && ctx.Err() == nil {
 			fmt.Fprintf(a.errOut, "\nstopped following; run %s goes on. `horizon status %s` to look again, `horizon cancel %s` to stop it.\n", id, id, id)

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/workflows"
+	"github.com/horizon/horizon/internal/core"
 )
 
 // Flags that the chosen mode would ignore are refused, not dropped.
@@ -45,39 +45,11 @@ func TestStartModeFlags(t *testing.T) {
 }
 
 func TestDescribeMode(t *testing.T) {
-	require.Equal(t, "one feature, up to 3 attempts", describeMode(workflows.RunInput{MaxAttempts: 3}))
+	require.Equal(t, "one feature, up to 3 attempts", describeMode(&core.Prepared{MaxAttempts: 3}))
 	require.Equal(t, "planned, autonomy full, budget 72h, no spend limit",
-		describeMode(workflows.RunInput{Planned: true, BudgetTime: 72 * time.Hour}))
+		describeMode(&core.Prepared{Planned: true, BudgetTime: 72 * time.Hour}))
 	require.Equal(t, "planned, autonomy semi, no time limit, $5.00",
-		describeMode(workflows.RunInput{Planned: true, Autonomy: horizon.AutonomySemi, BudgetSpend: 5}))
-	require.Equal(t, "1h30m", shortDuration(90*time.Minute))
-	require.Equal(t, "45s", shortDuration(45*time.Second))
-}
-
-// --kind is read by the protocol's one parser; an unknown kind is bad
-// usage (exit 2) that names the flag, the value and every accepted kind.
-func TestCheckKind(t *testing.T) {
-	tests := []struct {
-		in   string
-		want horizon.FeatureKind
-		err  string
-	}{
-		{"open", horizon.KindOpen, ""},
-		{" Mechanical ", horizon.KindMechanical, ""},
-		{defaultKind, horizon.KindBounded, ""},
-		{"", "", ""},
-		{"huge", "", `--kind "huge": use mechanical, bounded or open`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			k, err := checkKind(tt.in)
-			if tt.err != "" {
-				require.EqualError(t, err, tt.err)
-				require.Equal(t, ExitUsage, exitCode(err))
-				return
-			}
-			require.NoError(t, err)
-			require.Equal(t, tt.want, k)
-		})
-	}
+		describeMode(&core.Prepared{Planned: true, Autonomy: horizon.AutonomySemi, BudgetSpend: 5}))
+	require.Equal(t, "1h30m", core.ShortDuration(90*time.Minute))
+	require.Equal(t, "45s", core.ShortDuration(45*time.Second))
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/core"
@@ -76,11 +75,11 @@ same object as ` + "`horizon loop --json`" + `.`,
 
 func statusRun(ctx context.Context, o *statusOptions) error {
 	a := o.app
-	return a.withRun(ctx, "status", o.runID, false, func(c client.Client, id string) error {
+	return a.withRun(ctx, "status", o.runID, false, func(h *core.App, id string) error {
 		if core.IsLoopID(id) {
-			return loopStatus(ctx, a, c, id, o.json)
+			return loopStatus(ctx, a, h, id, o.json)
 		}
-		s, live, err := fetchState(ctx, c, id)
+		s, live, err := fetchState(ctx, h, id)
 		if err != nil {
 			return err
 		}

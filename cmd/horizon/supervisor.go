@@ -4,18 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
-	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/core"
-	"github.com/horizon/horizon/internal/repo"
-	"github.com/horizon/horizon/workflows"
 )
 
 // newSupervisorCmd is `horizon supervisor`: leave a repository to horizon.
@@ -39,9 +31,9 @@ morning's approvals, and the daily pass (supervisor.daily_cron, default
 		Args: subcommandArgs("start, status, pause, resume, stop or trigger"),
 	}
 	cmd.AddCommand(newSupervisorStartCmd(a, nil), newSupervisorStatusCmd(a, nil),
-		newSupervisorUpdateCmd(a, "pause", workflows.UpdatePause, "Hold the supervisor: it starts and decomposes nothing until resumed (runs in flight go on)", nil),
-		newSupervisorUpdateCmd(a, "resume", workflows.UpdateResume, "Let a paused supervisor go on", nil),
-		newSupervisorUpdateCmd(a, "stop", workflows.UpdateStop, "End the supervisor and its nightly schedule; its runs go on and its queue is kept in its last state", nil),
+		newSupervisorUpdateCmd(a, "pause", "pause", "Hold the supervisor: it starts and decomposes nothing until resumed (runs in flight go on)", nil),
+		newSupervisorUpdateCmd(a, "resume", "resume", "Let a paused supervisor go on", nil),
+		newSupervisorUpdateCmd(a, "stop", "stop", "End the supervisor and its nightly schedule; its runs go on and its queue is kept in its last state", nil),
 		newSupervisorTriggerCmd(a, nil))
 	return cmd
 }
@@ -104,11 +96,12 @@ uses one model for every role of its decompositions and runs.`,
 
 func supervisorStart(ctx context.Context, o *supervisorStartOptions) error {
 	a := o.app
-	ceiling, err := a.dayCeiling(o.ceiling)
-	if err != nil {
+	// The flags' own wording for an undecided day ceiling, before the
+	// repository is looked at.
+	if _, err := a.dayCeiling(o.ceiling); err != nil {
 		return err
 	}
-	in, err := a.supervisorInput(ctx, o.autonomy)
+	p, err := core.PrepareSupervisor(ctx, a.cfg, core.SupervisorRequest{Repo: a.repoDir, Autonomy: o.autonomy, Ceiling: o.ceiling})
 	if err != nil {
 		return err
 	}
@@ -116,12 +109,12 @@ func supervisorStart(ctx context.Context, o *supervisorStartOptions) error {
 	if o.json {
 		say = a.errOut // stdout is the JSON
 	}
-	fmt.Fprintln(say, describeDayCeiling(ceiling))
-	return a.withEngine(ctx, true, func(c client.Client) error {
-		if err := a.startSupervisor(ctx, c, in, ceiling); err != nil {
+	fmt.Fprintln(say, describeDayCeiling(p.Ceiling))
+	return a.withEngine(ctx, true, func(h *core.App) error {
+		if err := h.StartSupervisor(ctx, p); err != nil {
 			return err
 		}
-		return a.printSupervisor(ctx, c, in.ID, o.json)
+		return a.printSupervisor(ctx, h, p.ID, o.json)
 	})
 }
 
@@ -150,71 +143,4 @@ func describeDayCeiling(c core.DayCeiling) string {
 		return fmt.Sprintf("day ceiling: $%.2f per UTC day across all runs (spend.day_ceiling)", c.USD)
 	}
 	return fmt.Sprintf("day ceiling: $%.2f per UTC day across all runs (--day-ceiling)", c.USD)
-}
-
-// supervisorInput checks that the --repo repository can be supervised
-// (on a branch of the person's, runnable) and says how: autonomy ("" for
-// supervisor.autonomy) and the configured limits.
-func (a *app) supervisorInput(ctx context.Context, autonomyFlag string) (workflows.SupervisorInput, error) {
-	cfg := a.cfg
-	info, err := repo.Inspect(a.repoDir)
-	if err != nil {
-		return workflows.SupervisorInput{}, err
-	}
-	if info.Ref == "" || strings.HasPrefix(info.Ref, "horizon/") {
-		return workflows.SupervisorInput{}, usagef("supervisor start: %s is not on a branch of yours (HEAD is %q); check out the branch the roadmap lives on, e.g. `git switch main`", info.Root, info.Ref)
-	}
-	if err := a.checkRunnable(ctx, info); err != nil {
-		return workflows.SupervisorInput{}, err
-	}
-	autonomy := cfg.Supervisor.Autonomy
-	if autonomyFlag != "" {
-		if autonomy, err = horizon.ParseAutonomy(autonomyFlag); err != nil {
-			return workflows.SupervisorInput{}, usagef("--autonomy: %v", err)
-		}
-	}
-	return workflows.SupervisorInput{
-		ID: horizon.SupervisorID(info.Root), Repo: info.Root, Base: strings.TrimPrefix(info.Ref, "refs/heads/"), Roadmap: cfg.Supervisor.Roadmap,
-		Autonomy: autonomy, MaxActiveRuns: cfg.Supervisor.MaxActiveRuns, DecomposeAhead: cfg.Supervisor.DecomposeAhead,
-	}, nil
-}
-
-// startSupervisor starts (or leaves running) the supervisor of in, with
-// the run template of this configuration, its schedules and the decided
-// day ceiling.
-func (a *app) startSupervisor(ctx context.Context, c client.Client, in workflows.SupervisorInput, ceiling core.DayCeiling) error {
-	in.Run = a.runTemplate()
-	in.Run.SearchAttributes = core.HasSearchAttributes(ctx, c, a.cfg.Temporal.Namespace)
-	return a.supervisors(c).Start(ctx, in, a.schedules(), ceiling)
-}
-
-// localZone is this machine's IANA time zone for the schedules' cron
-// specs: $TZ, else the zone /etc/localtime points at, else UTC.
-func localZone() string {
-	if tz := strings.TrimPrefix(os.Getenv("TZ"), ":"); tz != "" {
-		if _, err := time.LoadLocation(tz); err == nil {
-			return tz
-		}
-	}
-	if target, err := filepath.EvalSymlinks("/etc/localtime"); err == nil {
-		if i := strings.Index(target, "zoneinfo/"); i >= 0 {
-			if name := target[i+len("zoneinfo/"):]; name != "" {
-				if _, err := time.LoadLocation(name); err == nil {
-					return name
-				}
-			}
-		}
-	}
-	return "UTC"
-}
-
-// schedules is what the supervisor's two schedules run and when, as
-// configured, in this machine's zone.
-func (a *app) schedules() core.Schedules {
-	cfg := a.cfg
-	return core.Schedules{
-		DecomposeCron: cfg.Supervisor.DecomposeCron, DailyCron: cfg.Supervisor.DailyCron, TimeZone: localZone(),
-		CatchupWindow: cfg.Supervisor.CatchupWindow, DecomposeAhead: cfg.Supervisor.DecomposeAhead,
-		StallAttempts: cfg.Supervisor.StallAttempts, // DayCeiling: the decided one, set by Start
-	}
 }

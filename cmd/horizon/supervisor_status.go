@@ -7,17 +7,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
 
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/internal/repo"
-	"github.com/horizon/horizon/workflows"
 )
 
 type supervisorStatusOptions struct {
@@ -40,8 +35,8 @@ func newSupervisorStatusCmd(a *app, runF func(context.Context, *supervisorStatus
 			if err != nil {
 				return err
 			}
-			return a.withEngine(cmd.Context(), false, func(c client.Client) error {
-				return a.printSupervisor(cmd.Context(), c, id, o.json)
+			return a.withEngine(cmd.Context(), false, func(h *core.App) error {
+				return a.printSupervisor(cmd.Context(), h, id, o.json)
 			})
 		},
 	}
@@ -60,87 +55,31 @@ func (a *app) supervisorID() (string, error) {
 
 // querySupervisor reads a supervisor's state; one that does not run is
 // bad input that says how to start it.
-func (a *app) querySupervisor(ctx context.Context, c client.Client, id string) (*horizon.SupervisorState, error) {
-	s, err := a.supervisors(c).Supervisor(ctx, id)
+func (a *app) querySupervisor(ctx context.Context, h *core.App, id string) (*horizon.SupervisorState, error) {
+	s, err := h.Supervisors().Supervisor(ctx, id)
+	return s, a.supervisorNotFound(err)
+}
+
+// supervisorNotFound says a supervisor that does not run as bad input
+// that says how to start it; other errors go on as they are.
+func (a *app) supervisorNotFound(err error) error {
 	var nf *core.SupervisorNotFoundError
 	if errors.As(err, &nf) {
 		dir := a.repoDir
 		if abs, aerr := filepath.Abs(dir); aerr == nil {
 			dir = abs // "." names nothing to a reader
 		}
-		return nil, usagef("no supervisor runs for %s; `horizon supervisor start --repo %s` starts one", dir, dir)
+		return usagef("no supervisor runs for %s; `horizon supervisor start --repo %s` starts one", dir, dir)
 	}
-	return s, err
+	return err
 }
 
-// ScheduleStatus is a schedule as the engine has it.
-type ScheduleStatus struct {
-	ID            string        `json:"id"`
-	Cron          string        `json:"cron"`
-	TimeZone      string        `json:"time_zone"`
-	CatchupWindow time.Duration `json:"catchup_window"`
-	Next          []time.Time   `json:"next"`
-	Paused        bool          `json:"paused"`
-	Actions       int           `json:"actions"`
-	// Recent are the workflows the schedule started last, oldest first
-	// (`horizon history ID` shows one).
-	Recent []string `json:"recent"`
-}
-
-func describeSchedule(ctx context.Context, c client.Client, id string) (*ScheduleStatus, error) {
-	d, err := c.ScheduleClient().GetHandle(ctx, id).Describe(ctx)
+func (a *app) printSupervisor(ctx context.Context, h *core.App, id string, asJSON bool) error {
+	view, err := h.SupervisorView(ctx, id)
 	if err != nil {
-		var nf *serviceerror.NotFound
-		if errors.As(err, &nf) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("describe schedule %s: %w", id, err)
+		return a.supervisorNotFound(err)
 	}
-	st := &ScheduleStatus{ID: id, Next: d.Info.NextActionTimes, Actions: d.Info.NumActions, Recent: []string{}}
-	for _, r := range d.Info.RecentActions {
-		if r.StartWorkflowResult != nil {
-			st.Recent = append(st.Recent, r.StartWorkflowResult.WorkflowID)
-		}
-	}
-	if len(st.Next) > 3 {
-		st.Next = st.Next[:3]
-	}
-	if p := d.Schedule.Policy; p != nil {
-		st.CatchupWindow = p.CatchupWindow
-	}
-	if sp := d.Schedule.Spec; sp != nil {
-		st.TimeZone = sp.TimeZoneName
-	}
-	if s := d.Schedule.State; s != nil {
-		st.Paused = s.Paused
-	}
-	if p, ok := d.Memo.GetFields()[core.ScheduleMemoCron]; ok {
-		_ = converter.GetDefaultDataConverter().FromPayload(p, &st.Cron)
-	}
-	return st, nil
-}
-
-// supervisorView is `supervisor status --json`.
-type supervisorView struct {
-	Supervisor *horizon.SupervisorState `json:"supervisor"`
-	Schedules  []ScheduleStatus         `json:"schedules"`
-}
-
-func (a *app) printSupervisor(ctx context.Context, c client.Client, id string, asJSON bool) error {
-	s, err := a.querySupervisor(ctx, c, id)
-	if err != nil {
-		return err
-	}
-	view := supervisorView{Supervisor: s, Schedules: []ScheduleStatus{}}
-	for _, sid := range []string{horizon.DecomposeScheduleID(id), horizon.DailyScheduleID} {
-		st, err := describeSchedule(ctx, c, sid)
-		if err != nil {
-			return err
-		}
-		if st != nil {
-			view.Schedules = append(view.Schedules, *st)
-		}
-	}
+	s := view.Supervisor
 	if asJSON {
 		enc := json.NewEncoder(a.out)
 		enc.SetIndent("", "  ")
@@ -213,16 +152,16 @@ func supervisorUpdate(ctx context.Context, o *supervisorUpdateOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.withEngine(ctx, false, func(c client.Client) error {
-		sv := a.supervisors(c)
+	return a.withEngine(ctx, false, func(h *core.App) error {
+		sv := h.Supervisors()
 		verb := map[string]func(context.Context, string) (*horizon.SupervisorState, error){
-			workflows.UpdatePause: sv.Pause, workflows.UpdateResume: sv.Resume, workflows.UpdateStop: sv.Stop,
+			"pause": sv.Pause, "resume": sv.Resume, "stop": sv.Stop,
 		}[o.name]
 		s, err := verb(ctx, id)
 		if err != nil {
 			return supervisorError(err)
 		}
-		if o.name == workflows.UpdateStop {
+		if o.name == "stop" {
 			fmt.Fprintf(a.out, "supervisor of %s stopped; its runs go on; `horizon supervisor start` starts it again\n", s.Repo)
 			return nil
 		}
@@ -265,8 +204,8 @@ func supervisorTrigger(ctx context.Context, o *supervisorTriggerOptions) error {
 	if o.what == "decompose" {
 		sid = horizon.DecomposeScheduleID(id)
 	}
-	return a.withEngine(ctx, false, func(c client.Client) error {
-		if err := a.supervisors(c).Trigger(ctx, sid); err != nil {
+	return a.withEngine(ctx, false, func(h *core.App) error {
+		if err := h.Supervisors().Trigger(ctx, sid); err != nil {
 			var nf *core.ScheduleNotFoundError
 			if errors.As(err, &nf) {
 				return usageError{err}

@@ -12,9 +12,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
-	"github.com/horizon/horizon/activities"
 	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/internal/specialist"
 )
@@ -38,11 +36,6 @@ in a lane (a git worktree) and leaves its change on branch horizon/task-<id>.`,
 	return cmd
 }
 
-// tasks is core's task surface for this command's configuration.
-func (a *app) tasks(c client.Client) core.Tasks {
-	return core.Tasks{Client: c, Home: a.cfg.DataDir(), TaskQueue: a.cfg.Temporal.TaskQueue, PaidQueue: a.cfg.PaidQueue(), Spend: a.spendLimits()}
-}
-
 // followTask prints a task's output until it ends; Ctrl-C detaches.
 func (a *app) followTask(ctx context.Context, t core.Tasks, id string, asJSON bool) error {
 	fctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
@@ -51,7 +44,7 @@ func (a *app) followTask(ctx context.Context, t core.Tasks, id string, asJSON bo
 	if asJSON {
 		progress = a.errOut
 	}
-	err := t.Output(fctx, id, true, func(ev activities.TaskEvent) error { return printTaskEvent(progress, ev) })
+	err := t.Output(fctx, id, true, func(ev core.TaskEvent) error { return printTaskEvent(progress, ev) })
 	if err != nil {
 		if errors.Is(err, context.Canceled) && ctx.Err() == nil {
 			fmt.Fprintf(a.errOut, "\nstopped following; task %s goes on. `horizon task output %s --follow` to look again, `horizon task stop %s` to stop it.\n", id, id, id)
@@ -68,14 +61,14 @@ func (a *app) followTask(ctx context.Context, t core.Tasks, id string, asJSON bo
 			return err
 		}
 	}
-	if meta.Status != activities.TaskCompleted {
+	if meta.Status != core.TaskCompleted {
 		return exitErr{code: ExitRunEnded}
 	}
 	return nil
 }
 
 // printTaskEvent writes one event for a person.
-func printTaskEvent(w io.Writer, ev activities.TaskEvent) error {
+func printTaskEvent(w io.Writer, ev core.TaskEvent) error {
 	var err error
 	switch ev.Type {
 	case "text":

@@ -4,12 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/horizon/horizon/internal/core"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/horizon/horizon/activities"
 )
 
 type taskListOptions struct {
@@ -36,13 +35,13 @@ func newTaskListCmd(a *app, runF func(context.Context, *taskListOptions) error) 
 
 func taskList(o *taskListOptions) error {
 	a := o.app
-	ts, err := a.tasks(nil).List()
+	ts, err := core.TaskRecords(a.cfg).List()
 	if err != nil {
 		return err
 	}
 	if o.json {
 		if ts == nil {
-			ts = []activities.TaskMeta{}
+			ts = []core.TaskMeta{}
 		}
 		return json.NewEncoder(a.out).Encode(ts)
 	}

@@ -4,13 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/horizon/horizon/internal/core"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/spf13/cobra"
-
-	"github.com/horizon/horizon/activities"
 )
 
 type taskOutputOptions struct {
@@ -45,14 +44,14 @@ func newTaskOutputCmd(a *app, runF func(context.Context, *taskOutputOptions) err
 
 func taskOutput(ctx context.Context, o *taskOutputOptions) error {
 	a := o.app
-	emit := func(ev activities.TaskEvent) error { return printTaskEvent(a.out, ev) }
+	emit := func(ev core.TaskEvent) error { return printTaskEvent(a.out, ev) }
 	if o.json {
 		enc := json.NewEncoder(a.out)
-		emit = func(ev activities.TaskEvent) error { return enc.Encode(ev) }
+		emit = func(ev core.TaskEvent) error { return enc.Encode(ev) }
 	}
 	fctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := a.tasks(nil).Output(fctx, o.id, o.follow, emit)
+	err := core.TaskRecords(a.cfg).Output(fctx, o.id, o.follow, emit)
 	if errors.Is(err, context.Canceled) && ctx.Err() == nil {
 		return exitErr{code: ExitInterrupted}
 	}

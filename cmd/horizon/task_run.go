@@ -7,11 +7,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
 	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/internal/repo"
-	"github.com/horizon/horizon/workflows"
 )
 
 type taskRunOptions struct {
@@ -55,12 +53,9 @@ func taskRun(ctx context.Context, o *taskRunOptions) error {
 	if _, err := core.TaskSpecialist(dirs, o.specialist); err != nil {
 		return taskError(err)
 	}
-	return a.withEngine(ctx, true, func(c client.Client) error {
-		t := a.tasks(c)
-		meta, err := t.Start(ctx, core.TaskRequest{
-			Specialist: o.specialist, Prompt: o.prompt, Repo: info.Root, BaseCommit: info.Head,
-			Model: a.cfg.Models.Default, ModelsFile: a.cfg.Models.File, Dirs: dirs,
-			Limits: workflows.Limits{SessionTimeout: a.cfg.Agent.SessionTimeout, HeartbeatTimeout: a.cfg.Agent.HeartbeatTimeout},
+	return a.withEngine(ctx, true, func(h *core.App) error {
+		meta, err := h.StartTask(ctx, core.TaskRequest{
+			Specialist: o.specialist, Prompt: o.prompt, Repo: info.Root, BaseCommit: info.Head, Dirs: dirs,
 		})
 		if err != nil {
 			return taskError(err)
@@ -74,6 +69,6 @@ func taskRun(ctx context.Context, o *taskRunOptions) error {
 			return nil
 		}
 		fmt.Fprintf(a.errOut, "task %s started (%s); Ctrl-C stops following, the task goes on\n", meta.ID, meta.Specialist)
-		return a.followTask(ctx, t, meta.ID, o.json)
+		return a.followTask(ctx, h.Tasks(), meta.ID, o.json)
 	})
 }

@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/horizon/horizon/internal/core"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 )
 
 type taskStopOptions struct {
@@ -36,8 +36,8 @@ func newTaskStopCmd(a *app, runF func(context.Context, *taskStopOptions) error) 
 
 func taskStop(ctx context.Context, o *taskStopOptions) error {
 	a := o.app
-	return a.withEngine(ctx, false, func(c client.Client) error {
-		if err := a.tasks(c).Stop(ctx, o.id); err != nil {
+	return a.withEngine(ctx, false, func(h *core.App) error {
+		if err := h.Tasks().Stop(ctx, o.id); err != nil {
 			return taskError(err)
 		}
 		fmt.Fprintf(a.out, "stop requested for task %s; `horizon task list` shows when it has ended\n", o.id)

@@ -3,14 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/url"
-	"path/filepath"
+	"github.com/horizon/horizon/internal/core"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
-
-	"github.com/horizon/horizon/config"
-	"github.com/horizon/horizon/internal/engine"
 )
 
 type uiOptions struct {
@@ -52,36 +47,15 @@ func uiRun(ctx context.Context, o *uiOptions) error {
 		return usagef("the Web UI is disabled (ui.enabled=false)")
 	}
 	if o.runID == "" {
-		fmt.Fprintln(a.out, runLink(a.cfg, ""))
+		fmt.Fprintln(a.out, core.RunLink(a.cfg, ""))
 		return nil
 	}
 	// A link to a run the engine does not have is a page of errors.
-	return a.withRun(ctx, "ui", o.runID, false, func(c client.Client, id string) error {
-		if _, err := c.DescribeWorkflowExecution(ctx, id, ""); err != nil {
+	return a.withRun(ctx, "ui", o.runID, false, func(h *core.App, id string) error {
+		if err := h.Exists(ctx, id); err != nil {
 			return err
 		}
-		fmt.Fprintln(a.out, runLink(a.cfg, id))
+		fmt.Fprintln(a.out, core.RunLink(a.cfg, id))
 		return nil
 	})
-}
-
-// runURL is the Web UI page of run id (all runs for ""), without the
-// token: for pages that are themselves shown to others.
-func runURL(cfg *config.Config, id string) string {
-	return engine.UILink(cfg.UIURL(), uiPath(cfg, id), "")
-}
-
-// runLink is runURL with the UI's token, which a browser trades for a
-// cookie on first use: printed only to the person who owns the home. The
-// daemon makes the token; before it has, the link is the bare address.
-func runLink(cfg *config.Config, id string) string {
-	tok, _ := engine.ReadToken(filepath.Join(cfg.Home, engine.UITokenFile))
-	return engine.UILink(cfg.UIURL(), uiPath(cfg, id), tok)
-}
-
-func uiPath(cfg *config.Config, id string) string {
-	if id == "" {
-		return "/"
-	}
-	return fmt.Sprintf("/namespaces/%s/workflows/%s", url.PathEscape(cfg.Temporal.Namespace), url.PathEscape(id))
 }

@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/horizon/horizon/internal/core"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
-
-	"github.com/horizon/horizon/workflows"
 )
 
 type unblockOptions struct {
@@ -58,9 +56,9 @@ planned run with several blocked features needs it.`,
 
 func unblockRun(ctx context.Context, o *unblockOptions) error {
 	a := o.app
-	return a.withRun(ctx, workflows.UpdateUnblock, o.runID, false, func(c client.Client, id string) error {
-		u := workflows.Unblock{Feature: o.feature, Note: o.note}
-		s, err := a.runs(c).Unblock(ctx, id, u)
+	return a.withRun(ctx, "unblock", o.runID, false, func(h *core.App, id string) error {
+		u := core.UnblockRequest{Run: id, Feature: o.feature, Note: o.note}
+		s, err := h.Unblock(ctx, u)
 		if err != nil {
 			return verbError(err)
 		}

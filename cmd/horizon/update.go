@@ -3,32 +3,8 @@ package main
 import (
 	"errors"
 
-	"go.temporal.io/sdk/client"
-
 	"github.com/horizon/horizon/internal/core"
 )
-
-// runs is the core's verbs on runs, in this command's namespace and task
-// queue: every command that changes a run goes through it.
-func (a *app) runs(c client.Client) core.Runs {
-	ns, tq := a.engineNames()
-	return core.Runs{Client: c, Namespace: ns, TaskQueue: tq}
-}
-
-// supervisors is the core's verbs on supervisors.
-func (a *app) supervisors(c client.Client) core.Supervisors {
-	ns, tq := a.engineNames()
-	return core.Supervisors{Client: c, Namespace: ns, TaskQueue: tq}
-}
-
-// engineNames are the namespace and task queue of the resolved config;
-// tests that hand in a client of their own may have none.
-func (a *app) engineNames() (namespace, taskQueue string) {
-	if a.cfg == nil {
-		return "", ""
-	}
-	return a.cfg.Temporal.Namespace, a.cfg.Temporal.TaskQueue
-}
 
 // verbError says why a run refused a verb, as bad input (exit 2): a
 // validator's reason ("not waiting for approval") is printed as the

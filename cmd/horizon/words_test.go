@@ -3,10 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/mock"
@@ -17,10 +15,9 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/mocks"
 
-	"github.com/horizon/horizon/activities"
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/internal/repo"
-	"github.com/horizon/horizon/workflows"
 )
 
 func TestAmountsShownAsTheyAre(t *testing.T) {
@@ -49,19 +46,7 @@ func TestPlural(t *testing.T) {
 	require.Equal(t, "0 features", plural(0, "feature"))
 	require.Equal(t, "1 feature", plural(1, "feature"))
 	require.Equal(t, "2 features", plural(2, "feature"))
-	require.Equal(t, "one feature, up to 1 attempt", describeMode(workflows.RunInput{MaxAttempts: 1}))
-}
-
-func TestPlainReason(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"no accepted change after 3 attempts", "no accepted change after 3 attempts"},
-		{"model fake/x is unknown (type: UnknownModel, retryable: false)", "model fake/x is unknown"},
-		{"activity failed (type: AgentSession, retryable: true): session timed out (type: Timeout, retryable: false)", "activity failed: session timed out"},
-		{"a note (type of change: big)", "a note (type of change: big)"},
-	}
-	for _, tt := range tests {
-		require.Equal(t, tt.want, plainReason(tt.in))
-	}
+	require.Equal(t, "one feature, up to 1 attempt", describeMode(&core.Prepared{MaxAttempts: 1}))
 }
 
 func TestNoRuns(t *testing.T) {
@@ -148,45 +133,6 @@ func TestCancelEndedRun(t *testing.T) {
 	require.Contains(t, err.Error(), "the run has ended")
 	c.AssertNotCalled(t, "CancelWorkflow", mock.Anything, mock.Anything, mock.Anything)
 	require.Empty(t, out.String())
-}
-
-func TestOrList(t *testing.T) {
-	require.Equal(t, "", orList(nil))
-	require.Equal(t, "a", orList([]string{"a"}))
-	require.Equal(t, "a or b", orList([]string{"a", "b"}))
-	require.Equal(t, "a, b or c", orList([]string{"a", "b", "c"}))
-}
-
-// With no model the leaderboard ranks, start says so once for every role
-// without one, in a few lines ending with what to run.
-func TestNoRoleModelsSaysItOnce(t *testing.T) {
-	lb, err := activities.LoadLeaderboard("")
-	require.NoError(t, err)
-	for _, tt := range []struct {
-		name      string
-		connected []string
-		want      []string
-	}{
-		{"a model the leaderboard does not rank", []string{"fake/fake-coder"}, []string{
-			"no model for worker (build) and auditor (analyze):",
-			"(fake/fake-coder).",
-			"--model fake/fake-coder (or HORIZON_MODELS_DEFAULT=fake/fake-coder)",
-			"opencode auth login"}},
-		{"many", []string{"a/1", "a/2", "a/3", "a/4", "a/5", "a/6", "a/7"}, []string{"(a/1, a/2, a/3, a/4, a/5 and 2 more (`horizon models`))", "--model a/1"}},
-		{"none", nil, []string{"it reaches none", "opencode auth login"}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := activities.ResolveRoles(lb, "", tt.connected)
-			require.Error(t, err)
-			msg := noRoleModels(err, tt.connected)
-			for _, w := range tt.want {
-				require.Contains(t, msg, w)
-			}
-			require.LessOrEqual(t, strings.Count(msg, "\n"), 2, "a few lines: %s", msg)
-			require.Equal(t, 1, strings.Count(msg, "no model for"), "said once: %s", msg)
-		})
-	}
-	require.Empty(t, noRoleModels(errors.New("models.file: unreadable"), nil), "another error is left as it is")
 }
 
 // horizon models names the models OpenCode reaches, not only their count:

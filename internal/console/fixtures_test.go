@@ -71,7 +71,11 @@ func blockedRun() *horizon.RunState {
 			{ID: "f2.1", Title: "Quote fields with commas", Parent: "f2", Status: horizon.FeatureAccepted, Attempts: []horizon.Attempt{
 				attempt(1, "T3", horizon.OutcomeAccepted, gate("r-0014", "pass"), accept, 0.03)}},
 			{ID: "f2.2", Title: "Header row", Parent: "f2", Status: horizon.FeatureRunning, Attempts: []horizon.Attempt{
-				{N: 1, Tier: "T3", Applier: "opencode", Outcome: horizon.OutcomeRunning}}},
+				{N: 1, Tier: "T3", Applier: "opencode", Outcome: horizon.OutcomeRunning, Advice: []horizon.AdviceRecord{
+					{ID: "r1.1", Review: 1, Severity: horizon.SeverityConcern, Delivered: horizon.SeverityConcern, Verdict: horizon.AdviceDelivered,
+						Note:     "the header is written once per page, not once per file",
+						Evidence: &horizon.AdviceEvidence{File: "export/csv.go", Line: 42, ObservedFact: "writeHeader is called inside the page loop"}},
+				}}}},
 		}},
 	}}
 	return &horizon.RunState{
@@ -94,7 +98,6 @@ type fake struct {
 	mu     sync.Mutex
 	rows   []RunRow
 	states map[string]*horizon.RunState
-	advice map[string][]AdvisorNote
 	sups   []horizon.SupervisorState
 	calls  []string
 	refuse error // every verb answers this when set
@@ -108,22 +111,17 @@ func newFake() *fake {
 			{ID: blockedID, Goal: "Export reports as CSV", Repo: "/home/ann/src/reports", Status: core.EngineRunning, StartedAt: at.Add(-150 * time.Minute)},
 		},
 		states: map[string]*horizon.RunState{waitingID: waitingRun(), blockedID: blockedRun(), completedID: completedRun()},
-		advice: map[string][]AdvisorNote{blockedID: {
-			{Feature: "f2.2", AdviceNote: horizon.AdviceNote{Severity: horizon.SeverityConcern, Note: "the header is written once per page, not once per file",
-				Evidence: &horizon.AdviceEvidence{File: "export/csv.go", Line: 42, ObservedFact: "writeHeader is called inside the page loop"}}},
-			{AdviceNote: horizon.AdviceNote{Severity: horizon.SeverityNit, Note: "name the CSV dialect in the README"}},
-		}},
 	}
 }
 
-func (f *fake) Runs(context.Context) ([]RunRow, error) { return f.rows, nil }
+func (f *fake) Runs(context.Context, core.ListRequest) ([]RunRow, error) { return f.rows, nil }
 
-func (f *fake) Run(_ context.Context, id string) (RunDetail, error) {
+func (f *fake) Run(_ context.Context, id string) (*core.RunView, error) {
 	s, ok := f.states[id]
 	if !ok {
-		return RunDetail{}, fmt.Errorf("no run %q", id)
+		return nil, fmt.Errorf("no run %q", id)
 	}
-	return RunDetail{State: s, Live: true, Advice: f.advice[id]}, nil
+	return &core.RunView{State: s, Live: true}, nil
 }
 
 func (f *fake) record(format string, args ...any) error {
@@ -139,14 +137,16 @@ func (f *fake) after(id string, change func(s *horizon.RunState)) (*horizon.RunS
 	return &s, nil
 }
 
-func (f *fake) Approve(_ context.Context, id, subject, note string) (*horizon.RunState, error) {
+func (f *fake) Approve(_ context.Context, req core.ApproveRequest) (*horizon.RunState, error) {
+	id, subject, note := req.Run, req.Subject, req.Note
 	if err := f.record("approve %s subject=%s note=%q", id, subject, note); err != nil {
 		return nil, err
 	}
 	return f.after(id, func(s *horizon.RunState) { s.Waiting, s.Phase = nil, horizon.PhaseFeatures })
 }
 
-func (f *fake) Unblock(_ context.Context, id, feature, note string) (*horizon.RunState, error) {
+func (f *fake) Unblock(_ context.Context, req core.UnblockRequest) (*horizon.RunState, error) {
+	id, feature, note := req.Run, req.Feature, req.Note
 	if err := f.record("unblock %s feature=%s note=%q", id, feature, note); err != nil {
 		return nil, err
 	}
@@ -169,10 +169,10 @@ func (f *fake) Resume(_ context.Context, id string) (*horizon.RunState, error) {
 
 func (f *fake) Cancel(_ context.Context, id string) error { return f.record("cancel %s", id) }
 
-func (f *fake) Supervisors(context.Context) ([]horizon.SupervisorState, error) { return f.sups, nil }
+func (f *fake) AllSupervisors(context.Context) ([]horizon.SupervisorState, error) { return f.sups, nil }
 
-func (f *fake) ApproveQueued(_ context.Context, supervisor, entry string) error {
-	return f.record("approve queued %s entry=%s", supervisor, entry)
+func (f *fake) ApproveQueued(_ context.Context, req core.ApproveQueuedRequest) (*horizon.SupervisorState, error) {
+	return nil, f.record("approve queued %s entry=%s", req.Supervisor, req.Entry)
 }
 
 // supervisorID is a running supervisor with one queued plan waiting for

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/core"
 )
 
 // Options tune how often the console reads the engine.
@@ -167,8 +168,8 @@ func (m Model) list() tea.Cmd {
 	return func() tea.Msg {
 		c, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		rows, err := b.Runs(c)
-		sups, supErr := b.Supervisors(c)
+		rows, err := listRuns(c, b)
+		sups, supErr := b.AllSupervisors(c)
 		return listMsg{rows: rows, err: err, sups: sups, supErr: supErr, at: time.Now()}
 	}
 }
@@ -178,7 +179,7 @@ func (m Model) read(id string) tea.Cmd {
 	return func() tea.Msg {
 		c, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		d, err := b.Run(c, id)
+		d, err := readRun(c, b, id)
 		return runMsg{id: id, detail: d, err: err, at: time.Now()}
 	}
 }
@@ -603,11 +604,11 @@ func (m Model) do(p *prompt) (tea.Model, tea.Cmd) {
 		out := verbMsg{verb: p.verb, runID: p.runID, subject: p.subject}
 		switch p.verb {
 		case verbApprove:
-			out.state, out.err = b.Approve(c, p.runID, p.subject, "")
+			out.state, out.err = b.Approve(c, core.ApproveRequest{Run: p.runID, Subject: p.subject})
 		case verbApproveQueued:
-			out.err = b.ApproveQueued(c, p.runID, p.subject)
+			_, out.err = b.ApproveQueued(c, core.ApproveQueuedRequest{Supervisor: p.runID, Entry: p.subject})
 		case verbUnblock:
-			out.state, out.err = b.Unblock(c, p.runID, p.subject, strings.TrimSpace(p.text))
+			out.state, out.err = b.Unblock(c, core.UnblockRequest{Run: p.runID, Feature: p.subject, Note: p.text})
 		case verbPause:
 			out.state, out.err = b.Pause(c, p.runID)
 		case verbResume:

@@ -28,7 +28,7 @@ func loaded(t *testing.T, f *fake, w, h int) Model {
 		if f.states[r.ID] == nil {
 			continue // its read stays unanswered
 		}
-		d, err := f.Run(context.Background(), r.ID)
+		d, err := readRun(context.Background(), f, r.ID)
 		require.NoError(t, err)
 		m = step(t, m, runMsg{id: r.ID, detail: d, at: at})
 	}
@@ -224,7 +224,7 @@ func TestListingReadsOnlyWhatChanged(t *testing.T) {
 	m = step(t, m, listMsg{rows: f.rows, at: at})
 	require.ElementsMatch(t, []string{waitingID, blockedID, completedID}, keys(m.reading), "the first listing reads every run")
 	for _, r := range f.rows {
-		d, _ := f.Run(context.Background(), r.ID)
+		d, _ := readRun(context.Background(), f, r.ID)
 		m = step(t, m, runMsg{id: r.ID, detail: d, at: at})
 	}
 	require.Empty(t, m.reading)
@@ -234,7 +234,7 @@ func TestListingReadsOnlyWhatChanged(t *testing.T) {
 
 	m = step(t, m, listMsg{rows: f.rows, at: at.Add(3 * time.Second)})
 	require.Equal(t, []string{waitingID}, keys(m.reading), "the shown run, every SelectedEvery")
-	d, _ := f.Run(context.Background(), waitingID)
+	d, _ := readRun(context.Background(), f, waitingID)
 	m = step(t, m, runMsg{id: waitingID, detail: d, at: at.Add(3 * time.Second)})
 
 	closed := slices.Clone(f.rows)

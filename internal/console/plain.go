@@ -16,7 +16,7 @@ import (
 // when its output is not a terminal (a pipe, a file, a cron mail), so it
 // reads every listed run's state once.
 func Print(ctx context.Context, w io.Writer, b Backend) error {
-	rows, err := b.Runs(ctx)
+	rows, err := listRuns(ctx, b)
 	if err != nil {
 		return fmt.Errorf("list runs: %w", err)
 	}
@@ -24,13 +24,13 @@ func Print(ctx context.Context, w io.Writer, b Backend) error {
 	details := map[string]*RunDetail{}
 	states := map[string]*horizon.RunState{}
 	for _, r := range rows {
-		d, err := b.Run(ctx, r.ID)
+		d, err := readRun(ctx, b, r.ID)
 		if err != nil {
 			return fmt.Errorf("read run %s: %w", r.ID, err)
 		}
 		details[r.ID], states[r.ID] = &d, d.State
 	}
-	sups, err := b.Supervisors(ctx)
+	sups, err := b.AllSupervisors(ctx)
 	if err != nil {
 		return fmt.Errorf("list supervisors: %w", err)
 	}

@@ -22,6 +22,44 @@ import (
 // they are what the core drives.
 var surfaces = []string{"cmd/horizon", "internal/console", "internal/web"}
 
+// engineImports are the engine's packages: the workflows and activities
+// the core drives, the embedded server, and the Temporal SDK and API. A
+// surface that imports one reads or changes horizon past the core.
+var engineImports = []string{
+	"github.com/horizon/horizon/workflows",
+	"github.com/horizon/horizon/activities",
+	"github.com/horizon/horizon/internal/engine",
+	"go.temporal.io/",
+}
+
+// hostFiles are the surfaces' files that host the engine rather than use
+// it: the CLI dials the engine (and spawns the daemon that runs it) in one
+// place, and hands each command the core over that connection.
+var hostFiles = map[string]string{
+	"cmd/horizon/engine.go": "dials the engine, spawns the daemon, and makes the core's App",
+}
+
+// engineImport is the engine package path imports, or "".
+func engineImport(path string) string {
+	for _, e := range engineImports {
+		if path == e || (strings.HasSuffix(e, "/") && strings.HasPrefix(path, e)) {
+			return path
+		}
+	}
+	return ""
+}
+
+// imports lists the engine packages one file imports, as "file: path".
+func imports(fset *token.FileSet, f *ast.File) []string {
+	var out []string
+	for _, im := range f.Imports {
+		if p := engineImport(strings.Trim(im.Path.Value, `"`)); p != "" {
+			out = append(out, fmt.Sprintf("%s: imports %s", fset.Position(im.Pos()).Filename, p))
+		}
+	}
+	return out
+}
+
 // engineWrites are the client's calls that change workflows.
 var engineWrites = map[string]bool{
 	"SignalWorkflow": true, "UpdateWorkflow": true, "ExecuteWorkflow": true, "CancelWorkflow": true,
@@ -73,7 +111,8 @@ func callsScheduleClient(x ast.Expr) bool {
 }
 
 // surfaceWrites parses every non-test Go file under the surfaces of the
-// module at root.
+// module at root: the engine writes, and the engine imports of any file
+// but the host files.
 func surfaceWrites(t *testing.T, root string) []string {
 	t.Helper()
 	fset := token.NewFileSet()
@@ -92,6 +131,13 @@ func surfaceWrites(t *testing.T, root string) []string {
 				return fmt.Errorf("parse %s: %w", path, err)
 			}
 			out = append(out, writes(fset, f)...)
+			rel, err := filepath.Rel(root, path)
+			if err != nil {
+				return err
+			}
+			if _, host := hostFiles[filepath.ToSlash(rel)]; !host {
+				out = append(out, imports(fset, f)...)
+			}
 			return nil
 		})
 		require.NoError(t, err)
@@ -105,7 +151,35 @@ func TestSurfacesWriteOnlyThroughTheCore(t *testing.T) {
 	require.NoError(t, err)
 	_, err = os.Stat(filepath.Join(root, "go.mod"))
 	require.NoError(t, err, "the module root")
-	require.Empty(t, surfaceWrites(t, root), "a surface changes workflows or schedules without internal/core; add the verb to the core and call it")
+	require.Empty(t, surfaceWrites(t, root), "a surface reaches the engine without internal/core; add the verb (with its request and result types) to the core's App and call it")
+	for f := range hostFiles {
+		_, err := os.Stat(filepath.Join(root, filepath.FromSlash(f)))
+		require.NoError(t, err, "a host file named in hostFiles is gone; take it off the list")
+	}
+}
+
+// The import check finds the engine's packages and passes the core's.
+func TestBoundaryCheckFindsImports(t *testing.T) {
+	src := `package main
+import (
+	"context"
+	"go.temporal.io/sdk/client"
+	enumspb "go.temporal.io/api/enums/v1"
+	"github.com/horizon/horizon/workflows"
+	"github.com/horizon/horizon/activities"
+	"github.com/horizon/horizon/internal/engine"
+	"github.com/horizon/horizon/internal/core"
+	"github.com/horizon/horizon/workflowsextra"
+)`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "cmd.go", src, parser.ImportsOnly)
+	require.NoError(t, err)
+	var got []string
+	for _, im := range imports(fset, f) {
+		got = append(got, im[strings.LastIndex(im, " ")+1:])
+	}
+	require.Equal(t, []string{"go.temporal.io/sdk/client", "go.temporal.io/api/enums/v1", "github.com/horizon/horizon/workflows",
+		"github.com/horizon/horizon/activities", "github.com/horizon/horizon/internal/engine"}, got)
 }
 
 // The check finds what it is meant to find, and passes what is allowed.

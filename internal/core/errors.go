@@ -60,3 +60,39 @@ func (e *NoReportError) Error() string {
 	}
 	return fmt.Sprintf("no daily report of %s in %s", e.Date, e.Dir)
 }
+
+// InputError is bad input a person can fix (a flag, a repository, a gate,
+// a model name): the CLI says it with exit 2, the web API with 400.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// inputf is an *InputError with its message.
+func inputf(format string, args ...any) error {
+	return &InputError{Err: fmt.Errorf(format, args...)}
+}
+
+// asInput marks err as bad input; nil stays nil.
+func asInput(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &InputError{Err: err}
+}
+
+// EnvironmentError is something outside the input that is missing or does
+// not answer (OpenCode, a tool): the CLI says it with exit 3.
+type EnvironmentError struct{ Err error }
+
+func (e *EnvironmentError) Error() string { return e.Err.Error() }
+func (e *EnvironmentError) Unwrap() error { return e.Err }
+
+// reworded says err in other words and keeps it for errors.As.
+type reworded struct {
+	msg string
+	err error
+}
+
+func (w *reworded) Error() string { return w.msg }
+func (w *reworded) Unwrap() error { return w.err }

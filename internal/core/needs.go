@@ -131,7 +131,7 @@ func fold(s string) string { return strings.Join(strings.Fields(s), " ") }
 // Needs reads every open run and lists what they wait on a person for. A
 // run that closes while it is read is left out.
 func (r Reader) Needs(ctx context.Context) ([]Need, error) {
-	exs, err := r.List(ctx, workflows.RunWorkflowName, "ExecutionStatus = 'Running'", 0)
+	exs, err := r.ListTypes(ctx, workflows.RunWorkflowTypes, "ExecutionStatus = 'Running'", 0)
 	if err != nil {
 		return nil, err
 	}

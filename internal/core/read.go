@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
@@ -176,7 +177,20 @@ type Execution struct {
 // clause ("" for none), newest first, at most limit (0: all). A workflow
 // that continued as new is listed once.
 func (r Reader) List(ctx context.Context, workflowType, extra string, limit int) ([]Execution, error) {
-	q := "WorkflowType = " + Quote(workflowType)
+	return r.ListTypes(ctx, []string{workflowType}, extra, limit)
+}
+
+// ListTypes is List of the workflows of any of types: runs are listed by
+// workflows.RunWorkflowTypes.
+func (r Reader) ListTypes(ctx context.Context, types []string, extra string, limit int) ([]Execution, error) {
+	quoted := make([]string, len(types))
+	for i, t := range types {
+		quoted[i] = Quote(t)
+	}
+	q := "WorkflowType IN (" + strings.Join(quoted, ", ") + ")"
+	if len(types) == 1 {
+		q = "WorkflowType = " + quoted[0]
+	}
 	if extra != "" {
 		q += " AND " + extra
 	}
@@ -186,7 +200,7 @@ func (r Reader) List(ctx context.Context, workflowType, extra string, limit int)
 	for {
 		resp, err := r.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: r.Namespace, Query: q, NextPageToken: token, PageSize: 100})
 		if err != nil {
-			return nil, fmt.Errorf("list %s workflows: %w", workflowType, err)
+			return nil, fmt.Errorf("list %s workflows: %w", strings.Join(types, ", "), err)
 		}
 		for _, ex := range resp.GetExecutions() {
 			id := ex.GetExecution().GetWorkflowId()
@@ -216,7 +230,7 @@ func (r Reader) List(ctx context.Context, workflowType, extra string, limit int)
 // RunsSince returns the state of every run open now or closed since t.
 func (r Reader) RunsSince(ctx context.Context, since time.Time) ([]horizon.RunState, error) {
 	extra := fmt.Sprintf("(ExecutionStatus = 'Running' OR CloseTime >= %s)", Quote(since.UTC().Format(time.RFC3339)))
-	exs, err := r.List(ctx, workflows.RunWorkflowName, extra, 0)
+	exs, err := r.ListTypes(ctx, workflows.RunWorkflowTypes, extra, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -77,7 +77,7 @@ func (r RunRow) Failed() bool {
 // for none), at most limit (0: all); a run that continued as new is listed
 // once, started when its oldest history did.
 func (r Reader) Runs(ctx context.Context, extra string, limit int) ([]RunRow, error) {
-	exs, err := r.List(ctx, workflows.RunWorkflowName, extra, limit)
+	exs, err := r.ListTypes(ctx, workflows.RunWorkflowTypes, extra, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,7 @@
 package core
 
 // The verbs on runs: the one way a surface starts, steers and cancels a
-// RunWorkflow or a PlanWorkflow.
+// run (workflows.RunWorkflowTypes) or a PlanWorkflow.
 
 import (
 	"context"
@@ -102,6 +102,7 @@ func (r Runs) start(ctx context.Context, in workflows.RunInput, withSA bool) err
 		in.SearchAttributes = true
 		sa = temporal.NewSearchAttributes(workflows.SearchRepo.ValueSet(in.Repo), workflows.SearchStatus.ValueSet(string(horizon.StatusRunning)))
 	}
+	typ, arg := in.Start()
 	_, err := r.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		TypedSearchAttributes:    sa,
 		ID:                       in.RunID,
@@ -111,7 +112,7 @@ func (r Runs) start(ctx context.Context, in workflows.RunInput, withSA bool) err
 		Memo:                     map[string]any{workflows.MemoGoal: in.Goal, workflows.MemoRepo: in.Repo},
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-	}, workflows.RunWorkflowName, in)
+	}, typ, arg)
 	return err
 }
 

@@ -165,7 +165,7 @@ func TestAdvisorWatchdog(t *testing.T) {
 
 	text, _ := w.stdout("status", id)
 	require.Contains(t, text, "attempt 1 advice: 1 delivered (1 woke), 2 downgraded, 1 refuted, 1 suppressed")
-	recordHistory(t, w, id, "run-advised-blocker-woke.json")
+	recordHistory(t, w, id, "single-run-advised-blocker-woke.json")
 
 	// Read the session back through OpenCode's API: the blocker is a
 	// waking prompt, the two concerns notes, the refuted and the

@@ -407,7 +407,11 @@ func checkHandoff(t *testing.T, path string, receipts map[string]gate.Receipt, w
 
 // recordHistory exports a workflow's history into workflows/testdata for
 // TestReplay when HORIZON_RECORD_HISTORY is set (the fixtures are
-// refreshed by running the planned e2e tests with it).
+// refreshed by running the planned e2e tests with it). No test writes the
+// fixtures recorded before each kind of run had its own workflow type
+// (run-*.json, planned-run-two-milestones.json,
+// planned-run-continued-as-new.json, supervisor-three-items.json): they
+// keep RunWorkflow, and a supervisor starting runs as one, replayed.
 func recordHistory(t *testing.T, w *world, workflowID, name string) {
 	t.Helper()
 	if os.Getenv("HORIZON_RECORD_HISTORY") == "" {
@@ -533,8 +537,8 @@ func TestPlannedRunTwoMilestones(t *testing.T) {
 
 	// The replay fixtures: the run, and f2's feature workflow (the second
 	// child, its audit rejected once).
-	recordHistory(t, w, id, "planned-run-two-milestones.json")
-	recordHistory(t, w, id+".f2.2", "planned-feature-accepted-after-rejection.json")
+	recordHistory(t, w, id, "planned-run-kind-two-milestones.json")
+	recordHistory(t, w, id+".f2.2", "planned-run-kind-feature-accepted-after-rejection.json")
 }
 
 // holdFirstCommit installs a post-commit hook in the user's repository
@@ -766,7 +770,7 @@ func TestPlannedRunCrashAcrossContinueAsNewAndFeatureBoundary(t *testing.T) {
 	require.True(t, hasDecision(ds, "the integration gate passed on horizon/"+id))
 	checkHandoff(t, final.Handoff, receipts, []string{"f1", "f2", "f3", "f4"})
 
-	recordHistory(t, w, id, "planned-run-continued-as-new.json")
+	recordHistory(t, w, id, "planned-run-kind-continued-as-new.json")
 
 	// Nothing the daemons started is left once the last one stops.
 	out, code = w.run(ctx, "stop", "--timeout", "30s")

@@ -232,7 +232,7 @@ func TestSupervisorRunsTheRoadmap(t *testing.T) {
 	}
 	require.Equal(t, "0 2 * * *", view.Schedules[0].Cron)
 	require.Equal(t, "0 7 * * *", view.Schedules[1].Cron)
-	recordHistory(t, w, view.Supervisor.ID, "supervisor-three-items.json")
+	recordHistory(t, w, view.Supervisor.ID, "supervisor-run-kinds-three-items.json")
 	recordHistory(t, w, view.Supervisor.ID+".plan."+ref.Items[0].Item, "plan-roadmap-item.json")
 }
 

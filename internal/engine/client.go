@@ -20,17 +20,8 @@ import (
 	"github.com/horizon/horizon/internal/logging"
 )
 
-// UnreachableError says the engine did not answer at an address.
-type UnreachableError struct {
-	Address string
-	Err     error
-}
-
-func (e *UnreachableError) Error() string {
-	return fmt.Sprintf("engine at %s does not answer: %v", e.Address, e.Err)
-}
-
-func (e *UnreachableError) Unwrap() error { return e.Err }
+// UnreachableError says the engine did not answer (config.UnreachableError).
+type UnreachableError = config.UnreachableError
 
 // Dial connects to the configured engine (embedded or remote) and checks it
 // answers. It does not start anything. The embedded engine is dialled with

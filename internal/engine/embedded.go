@@ -40,6 +40,8 @@ import (
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
 	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/horizon/horizon/config"
 )
 
 const loopbackIP = "127.0.0.1"
@@ -93,25 +95,8 @@ type Embedded struct {
 	stopOnce sync.Once
 }
 
-// PortInUseError says a port the engine needs is taken.
-type PortInUseError struct {
-	What string
-	Addr string
-	Err  error
-	// Setting is the variable that chooses this port (HORIZON_WEB_PORT);
-	// "" names the engine's two.
-	Setting string
-}
-
-func (e *PortInUseError) Error() string {
-	setting := e.Setting
-	if setting == "" {
-		setting = "HORIZON_TEMPORAL_PORT, HORIZON_UI_PORT"
-	}
-	return fmt.Sprintf("%s address %s is in use (%v); stop what holds it or choose another port (%s)", e.What, e.Addr, e.Err, setting)
-}
-
-func (e *PortInUseError) Unwrap() error { return e.Err }
+// PortInUseError is an address something else holds (config.PortInUseError).
+type PortInUseError = config.PortInUseError
 
 // StartEmbedded starts the server and the UI and returns once the frontend
 // accepts connections.

@@ -142,7 +142,7 @@ func benchPlanned(b *testing.B, perHistory int, o Options) {
 	b.ReportMetric(overhead, "ms-overhead/feature")
 	b.ReportMetric(events, "events/feature")
 	b.ReportMetric(peak, "peak-RSS-MiB")
-	b.Logf("BENCH planned run, %d features (%s, %d RunWorkflow histories per run): %.0f ms wall, %.0f ms in agent sessions (fake), %.0f ms in gates, %.0f ms in git/artifact activities",
+	b.Logf("BENCH planned run, %d features (%s, %d PlannedRunWorkflow histories per run): %.0f ms wall, %.0f ms in agent sessions (fake), %.0f ms in gates, %.0f ms in git/artifact activities",
 		benchPlanSize, b.Name(), histories/b.N, ms(total)/float64(b.N), ms(agentT)/float64(b.N), ms(gateT)/float64(b.N), ms(other)/float64(b.N))
 	b.Logf("BENCH engine overhead per feature: %.1f ms (wall − agent − gate); of which git/artifact activities %.1f ms, engine alone %.1f ms (%.1f activities and %.1f workflow tasks per feature; workflow tasks started→completed %.1f ms of it)",
 		overhead, ms(other)/features, engineOnly, float64(nCalls)/features, float64(tasks)/features, ms(wfTasks)/features)
@@ -151,11 +151,13 @@ func benchPlanned(b *testing.B, perHistory int, o Options) {
 	b.Logf("BENCH peak RSS of the process (engine + worker, VmHWM): %.0f MiB", peak)
 }
 
-// registerPlanned registers on w what a horizon worker runs for a planned
-// run, with agent's fake sessions and preflight in place of the struct's
-// (which would start OpenCode and read the leaderboard).
+// registerPlanned registers on w what a horizon worker runs for a run of
+// either kind, with agent's fake sessions and preflight in place of the
+// struct's (which would start OpenCode and read the leaderboard).
 func registerPlanned(w worker.Worker, home string, agent *fakeAgent) {
 	w.RegisterWorkflowWithOptions(workflows.RunWorkflow, workflow.RegisterOptions{Name: workflows.RunWorkflowName})
+	w.RegisterWorkflowWithOptions(workflows.PlannedRunWorkflow, workflow.RegisterOptions{Name: workflows.PlannedRunWorkflowName})
+	w.RegisterWorkflowWithOptions(workflows.SingleRunWorkflow, workflow.RegisterOptions{Name: workflows.SingleRunWorkflowName})
 	w.RegisterWorkflowWithOptions(workflows.FeatureWorkflow, workflow.RegisterOptions{Name: workflows.FeatureWorkflowName})
 	w.RegisterActivityWithOptions(&activities.Activities{Home: home, Logger: zerolog.Nop()}, activity.RegisterOptions{})
 	w.RegisterActivityWithOptions(agent.Preflight, activity.RegisterOptions{Name: "Preflight", DisableAlreadyRegisteredCheck: true})
@@ -176,7 +178,8 @@ func runPlanned(tb testing.TB, c client.Client, queue string, in workflows.RunIn
 // goroutine.
 func planned(c client.Client, queue string, in workflows.RunInput, repo, base string, features int) (firstRunID string, err error) {
 	ctx := context.Background()
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: in.RunID, TaskQueue: queue}, workflows.RunWorkflowName, in)
+	typ, arg := in.Start()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: in.RunID, TaskQueue: queue}, typ, arg)
 	if err != nil {
 		return "", err
 	}

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -24,12 +23,14 @@ import (
 	uiroute "github.com/temporalio/ui-server/v2/server/route"
 	uiassets "github.com/temporalio/ui-server/v2/ui"
 	"google.golang.org/grpc/metadata"
+
+	"github.com/horizon/horizon/internal/secret"
 )
 
 // UITokenFile is the file beside the engine's token that holds the Web
 // UI's token: a browser that presents it once (the link `horizon ui`
 // prints) gets it back as an HttpOnly cookie.
-const UITokenFile = "ui.token"
+const UITokenFile = secret.UIFile
 
 // UICookie is the cookie that carries the UI token in a browser.
 const UICookie = "horizon_ui"
@@ -204,17 +205,4 @@ func ownHost(hostport, listenIP string) bool {
 	}
 	l := net.ParseIP(listenIP)
 	return l != nil && !l.IsUnspecified() && l.Equal(ip)
-}
-
-// UILink is the Web UI address of path (a run's page, or "" for all runs)
-// with the token that lets a browser in.
-func UILink(base, path, token string) string {
-	if base == "" {
-		return ""
-	}
-	u := base + path
-	if token == "" {
-		return u
-	}
-	return u + "?token=" + url.QueryEscape(token)
 }

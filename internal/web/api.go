@@ -37,7 +37,7 @@ type RunView struct {
 }
 
 func (s *Server) runs(r *http.Request) (any, error) {
-	rows, err := s.Core.Runs(r.Context())
+	rows, err := s.Core.Runs(r.Context(), core.ListRequest{Limit: listedRuns})
 	if err != nil {
 		return nil, err
 	}
@@ -65,11 +65,11 @@ func (s *Server) run(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, live, err := s.Core.Run(r.Context(), id)
+	rv, err := s.Core.Run(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
-	v := RunView{State: st, Live: live, Features: core.AttemptsPerFeature(st)}
+	v := RunView{State: rv.State, Live: rv.Live, Features: core.AttemptsPerFeature(rv.State)}
 	if s.RunURL != nil {
 		v.UI = s.RunURL(id)
 	}
@@ -118,7 +118,7 @@ func (s *Server) spend(r *http.Request) (any, error) {
 }
 
 func (s *Server) supervisors(r *http.Request) (any, error) {
-	sv, err := s.Core.Supervisors(r.Context())
+	sv, err := s.Core.AllSupervisors(r.Context())
 	if sv == nil {
 		sv = []horizon.SupervisorState{}
 	}
@@ -203,7 +203,11 @@ func (s *Server) start(r *http.Request) (any, error) {
 			return nil, badRequest("autonomy: %v", err)
 		}
 	}
-	st, err := s.Core.Start(r.Context(), req)
+	mode := core.ModeConfigured
+	if req.Single {
+		mode = core.ModeSingle
+	}
+	st, err := s.Core.Start(r.Context(), core.StartRequest{Repo: req.Repo, Goal: req.Goal, Kind: string(horizon.KindBounded), Mode: mode, Autonomy: req.Autonomy})
 	if err != nil {
 		return nil, err
 	}
@@ -234,12 +238,12 @@ func (s *Server) runVerb(r *http.Request) (any, error) {
 	ctx := r.Context()
 	switch v := r.PathValue("verb"); v {
 	case "approve":
-		return s.Core.Approve(ctx, id, strings.TrimSpace(req.Subject), strings.TrimSpace(req.Note))
+		return s.Core.Approve(ctx, core.ApproveRequest{Run: id, Subject: req.Subject, Note: req.Note})
 	case "unblock":
 		if strings.TrimSpace(req.Note) == "" {
 			return nil, badRequest(`unblock needs a note: {"note": "what changed"}; the next attempt reads it`)
 		}
-		return s.Core.Unblock(ctx, id, strings.TrimSpace(req.Feature), strings.TrimSpace(req.Note))
+		return s.Core.Unblock(ctx, core.UnblockRequest{Run: id, Feature: req.Feature, Note: req.Note})
 	case "pause":
 		return s.Core.Pause(ctx, id)
 	case "resume":
@@ -253,7 +257,7 @@ func (s *Server) runVerb(r *http.Request) (any, error) {
 		if req.USD == nil || math.IsNaN(*req.USD) || math.IsInf(*req.USD, 0) || *req.USD < 0 {
 			return nil, badRequest(`ceiling needs {"usd": N}: an amount such as 5 or 12.50 (0 removes the ceiling)`)
 		}
-		return s.Core.SetCeiling(ctx, id, *req.USD, req.Day)
+		return s.Core.SetCeiling(ctx, core.CeilingRequest{Run: id, USD: *req.USD, Day: req.Day})
 	default:
 		return nil, &httpError{code: http.StatusNotFound, msg: fmt.Sprintf("no verb %q on runs: approve, unblock, pause, resume, cancel or ceiling", v)}
 	}
@@ -291,7 +295,7 @@ func (s *Server) supervisorVerb(r *http.Request) (any, error) {
 		if d := req.DayCeiling; d != nil && (math.IsNaN(*d) || math.IsInf(*d, 0) || *d <= 0) {
 			return nil, badRequest(`day_ceiling needs an amount above 0 in USD, such as 20; for none say "no_ceiling": true`)
 		}
-		st, err := s.Core.SupervisorStart(r.Context(), repo, req.Autonomy, core.DayCeilingRequest{USD: req.DayCeiling, Unlimited: req.NoCeiling})
+		st, err := s.Core.SupervisorStart(r.Context(), core.SupervisorRequest{Repo: repo, Autonomy: req.Autonomy, Ceiling: core.DayCeilingRequest{USD: req.DayCeiling, Unlimited: req.NoCeiling}})
 		if errors.Is(err, core.ErrNoDayCeiling) {
 			return nil, badRequest(`%v: send "day_ceiling": USD (what all runs may spend per UTC day; or set spend.day_ceiling), or "no_ceiling": true to accept unlimited spend`, err)
 		}
@@ -341,7 +345,7 @@ func (s *Server) queueAdd(r *http.Request) (any, error) {
 	if req.BudgetSpend < 0 || math.IsNaN(req.BudgetSpend) {
 		return nil, badRequest("budget_spend: want an amount of 0 or more")
 	}
-	return s.Core.QueueAdd(r.Context(), repo, e)
+	return s.Core.QueueAdd(r.Context(), core.QueueAddRequest{Repo: repo, Entry: e})
 }
 
 func (s *Server) entry(r *http.Request) (repo, id string, err error) {
@@ -364,7 +368,7 @@ func (s *Server) queueMove(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.Core.QueueMove(r.Context(), repo, id)
+	return s.Core.QueueMove(r.Context(), core.QueueEntryRequest{Repo: repo, Entry: id})
 }
 
 func (s *Server) queueRemove(r *http.Request) (any, error) {
@@ -372,5 +376,5 @@ func (s *Server) queueRemove(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.Core.QueueRemove(r.Context(), repo, id)
+	return s.Core.QueueRemove(r.Context(), core.QueueEntryRequest{Repo: repo, Entry: id})
 }

@@ -150,7 +150,7 @@ func (s *Server) chartSpec(r *http.Request) (chartSpec, error) {
 	case "attempts.svg":
 		id := r.URL.Query().Get("run")
 		if id == "" {
-			rows, err := s.Core.Runs(ctx)
+			rows, err := s.Core.Runs(ctx, core.ListRequest{Limit: listedRuns})
 			if err != nil {
 				return chartSpec{}, err
 			}
@@ -162,12 +162,12 @@ func (s *Server) chartSpec(r *http.Request) (chartSpec, error) {
 		if err := core.CheckID("run", id); err != nil {
 			return chartSpec{}, badRequest("%v", err)
 		}
-		st, _, err := s.Core.Run(ctx, id)
+		rv, err := s.Core.Run(ctx, id)
 		if err != nil {
 			return chartSpec{}, err
 		}
 		c := chartSpec{Title: "Attempts per feature of " + id, Format: count}
-		for _, f := range core.AttemptsPerFeature(st) {
+		for _, f := range core.AttemptsPerFeature(rv.State) {
 			c.Bars = append(c.Bars, bar{Label: f.Feature, Value: float64(f.Attempts),
 				Title: fmt.Sprintf("%s %s: %d attempts, %s, %s", f.Feature, f.Title, f.Attempts, usd(f.Cost), f.Status)})
 		}

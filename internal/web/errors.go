@@ -1,13 +1,8 @@
 package web
 
 import (
-	"context"
 	"errors"
 	"net/http"
-
-	"go.temporal.io/api/serviceerror"
-	"google.golang.org/grpc/codes"
-	grpcstatus "google.golang.org/grpc/status"
 
 	"github.com/horizon/horizon/internal/core"
 )
@@ -16,27 +11,9 @@ import (
 // in place of the transport's error.
 const unavailableText = "the horizon engine is not answering (the daemon is down or restarting); `horizon resume` starts it, then retry"
 
-// engineUnavailable tells the engine's absence from the engine's answers.
-// The SDK retries an engine that refuses connections until the request's
-// deadline, so a deadline passed is the engine not answering too.
-func engineUnavailable(err error) bool {
-	var (
-		un *serviceerror.Unavailable
-		de *serviceerror.DeadlineExceeded
-	)
-	if errors.As(err, &un) || errors.As(err, &de) || errors.Is(err, context.DeadlineExceeded) {
-		return true
-	}
-	st, ok := grpcstatus.FromError(err)
-	return ok && (st.Code() == codes.Unavailable || st.Code() == codes.DeadlineExceeded)
-}
-
-// InputError is bad input the Core found (a path that is no repository, a
+// InputError is bad input the core found (a path that is no repository, a
 // goal its gate cannot run): 400 with its message.
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
+type InputError = core.InputError
 
 // status is the HTTP status of an error of the Core: unknown things 404,
 // a verb the workflow refused (its validator, or because it ended) 409,
@@ -55,7 +32,7 @@ func status(err error) int {
 		enf   *core.EntryNotFoundError
 	)
 	switch {
-	case engineUnavailable(err):
+	case core.EngineUnavailable(err):
 		return http.StatusServiceUnavailable
 	case errors.As(err, &nf), errors.As(err, &snf), errors.As(err, &nr), errors.As(err, &sch), errors.As(err, &tnf), errors.As(err, &enf):
 		return http.StatusNotFound

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -75,18 +76,18 @@ func (f *fakeCore) refuse(op, id string) error {
 	return nil
 }
 
-func (f *fakeCore) Runs(context.Context) ([]RunRow, error) {
+func (f *fakeCore) Runs(context.Context, core.ListRequest) ([]RunRow, error) {
 	return []RunRow{
 		{ID: "run-20260303-090000-ab12cd", Goal: "Add case tools", Repo: "/src/app", Status: "running", StartedAt: at(9)},
 		{ID: closed, Goal: "Fix the parser", Repo: "/src/app", Status: "completed", StartedAt: at(1).AddDate(0, 0, -1), ClosedAt: at(3).AddDate(0, 0, -1)},
 	}, nil
 }
 
-func (f *fakeCore) Run(_ context.Context, id string) (*horizon.RunState, bool, error) {
+func (f *fakeCore) Run(_ context.Context, id string) (*core.RunView, error) {
 	if err := f.refuse("status", id); err != nil && (id == missing || id == unreachable || id == unanswered) {
-		return nil, false, err
+		return nil, err
 	}
-	return waitingRun(), true, nil
+	return &core.RunView{State: waitingRun(), Live: true}, nil
 }
 
 func (f *fakeCore) RunsSince(context.Context, time.Time) ([]horizon.RunState, error) {
@@ -113,7 +114,7 @@ func (f *fakeCore) Report(_ context.Context, date string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Report{Date: date, Markdown: string(md), Report: js}, nil
+	return &Report{Date: date, Markdown: string(md), Report: json.RawMessage(js)}, nil
 }
 
 func (f *fakeCore) Spend(_ context.Context, days int) ([]horizon.DaySpend, error) {
@@ -125,7 +126,7 @@ func supervisor() *horizon.SupervisorState {
 		Queue: horizon.Queue{Entries: []horizon.QueueEntry{{ID: "q1", Kind: "goal", Goal: "Write the docs"}}}}
 }
 
-func (f *fakeCore) Supervisors(context.Context) ([]horizon.SupervisorState, error) {
+func (f *fakeCore) AllSupervisors(context.Context) ([]horizon.SupervisorState, error) {
 	return []horizon.SupervisorState{*supervisor()}, nil
 }
 
@@ -150,12 +151,12 @@ func (f *fakeCore) Roadmap(_ context.Context, repo string) (*core.RoadmapView, e
 	return &core.RoadmapView{RoadmapRef: horizon.RoadmapRef{File: "ROADMAP.md", Items: []horizon.ItemStatus{}}, Found: true, Base: "main"}, nil
 }
 
-func (f *fakeCore) Start(_ context.Context, r StartRequest) (*Started, error) {
+func (f *fakeCore) Start(_ context.Context, r core.StartRequest) (*Started, error) {
 	f.calls = append(f.calls, fmt.Sprintf("start %s %q %s", r.Repo, r.Goal, r.Autonomy))
 	if r.Repo != "/src/app" {
 		return nil, &InputError{Err: fmt.Errorf("%s is not a git repository", r.Repo)}
 	}
-	return &Started{RunID: "run-20260303-180000-ffffff"}, nil
+	return &Started{RunID: "run-20260303-180000-ffffff", Branch: "horizon/run-20260303-180000-ffffff"}, nil
 }
 
 func (f *fakeCore) verb(op, id string) (*horizon.RunState, error) {
@@ -166,7 +167,8 @@ func (f *fakeCore) verb(op, id string) (*horizon.RunState, error) {
 	return waitingRun(), nil
 }
 
-func (f *fakeCore) Approve(_ context.Context, id, subject, note string) (*horizon.RunState, error) {
+func (f *fakeCore) Approve(_ context.Context, req core.ApproveRequest) (*horizon.RunState, error) {
+	id, subject := req.Run, req.Subject
 	if subject != "" && subject != "m2" {
 		f.calls = append(f.calls, "approve "+id)
 		return nil, &core.RefusedError{Op: "approve", ID: id, Reason: fmt.Sprintf("waiting at milestone m2, not %s", subject)}
@@ -178,8 +180,8 @@ func (f *fakeCore) Approve(_ context.Context, id, subject, note string) (*horizo
 	return s, err
 }
 
-func (f *fakeCore) Unblock(_ context.Context, id, feature, note string) (*horizon.RunState, error) {
-	return f.verb("unblock "+feature+" "+note, id)
+func (f *fakeCore) Unblock(_ context.Context, req core.UnblockRequest) (*horizon.RunState, error) {
+	return f.verb("unblock "+req.Feature+" "+req.Note, req.Run)
 }
 
 func (f *fakeCore) Pause(_ context.Context, id string) (*horizon.RunState, error) {
@@ -190,8 +192,8 @@ func (f *fakeCore) Resume(_ context.Context, id string) (*horizon.RunState, erro
 	return f.verb("resume", id)
 }
 
-func (f *fakeCore) SetCeiling(_ context.Context, id string, usd float64, day bool) (*horizon.RunState, error) {
-	return f.verb(fmt.Sprintf("ceiling %.2f %v", usd, day), id)
+func (f *fakeCore) SetCeiling(_ context.Context, req core.CeilingRequest) (*horizon.RunState, error) {
+	return f.verb(fmt.Sprintf("ceiling %.2f %v", req.USD, req.Day), req.Run)
 }
 
 func (f *fakeCore) Cancel(_ context.Context, id string) error {
@@ -201,8 +203,9 @@ func (f *fakeCore) Cancel(_ context.Context, id string) error {
 
 // SupervisorStart follows the core's day-ceiling rule with no
 // spend.day_ceiling configured.
-func (f *fakeCore) SupervisorStart(_ context.Context, repo, autonomy string, req core.DayCeilingRequest) (*horizon.SupervisorState, error) {
-	c, err := core.ChooseDayCeiling(req, 0)
+func (f *fakeCore) SupervisorStart(_ context.Context, sr core.SupervisorRequest) (*horizon.SupervisorState, error) {
+	repo, autonomy := sr.Repo, sr.Autonomy
+	c, err := core.ChooseDayCeiling(sr.Ceiling, 0)
 	ceiling := "unlimited"
 	if !c.Unlimited {
 		ceiling = fmt.Sprintf("$%.2f", c.USD)
@@ -224,7 +227,8 @@ func (f *fakeCore) SupervisorStop(_ context.Context, repo string) (*horizon.Supe
 	return s, nil
 }
 
-func (f *fakeCore) QueueAdd(_ context.Context, repo string, e horizon.QueueEntry) (*horizon.QueueEntry, error) {
+func (f *fakeCore) QueueAdd(_ context.Context, req core.QueueAddRequest) (*horizon.QueueEntry, error) {
+	repo, e := req.Repo, req.Entry
 	f.calls = append(f.calls, fmt.Sprintf("queue add %s %q %s %s", repo, e.Goal, e.Autonomy, e.BudgetTime))
 	if err := f.supervised(repo); err != nil {
 		return nil, err
@@ -233,7 +237,8 @@ func (f *fakeCore) QueueAdd(_ context.Context, repo string, e horizon.QueueEntry
 	return &e, nil
 }
 
-func (f *fakeCore) QueueRemove(_ context.Context, repo, id string) (*horizon.SupervisorState, error) {
+func (f *fakeCore) QueueRemove(_ context.Context, req core.QueueEntryRequest) (*horizon.SupervisorState, error) {
+	repo, id := req.Repo, req.Entry
 	f.calls = append(f.calls, "queue rm "+repo+" "+id)
 	if id != "q1" {
 		return nil, &core.EntryNotFoundError{RefusedError: core.RefusedError{Op: "queue-rm", ID: "supervisor-app", Reason: "no queue entry " + id}}
@@ -243,7 +248,8 @@ func (f *fakeCore) QueueRemove(_ context.Context, repo, id string) (*horizon.Sup
 	return s, nil
 }
 
-func (f *fakeCore) QueueMove(_ context.Context, repo, id string) (*horizon.SupervisorState, error) {
+func (f *fakeCore) QueueMove(_ context.Context, req core.QueueEntryRequest) (*horizon.SupervisorState, error) {
+	repo, id := req.Repo, req.Entry
 	f.calls = append(f.calls, "queue move "+repo+" "+id)
 	return supervisor(), nil
 }

@@ -1,4 +1,4 @@
-package main
+package core
 
 import (
 	"testing"
@@ -53,8 +53,8 @@ func TestRunFilter(t *testing.T) {
 	for _, tt := range oddPaths {
 		t.Run(tt.name, func(t *testing.T) {
 			var f runFilter
-			f.equal("Repo", tt.path, func(r listedRun) bool { return r.Repo == tt.path })
-			runs := []listedRun{{RunID: "a", Repo: tt.path}, {RunID: "b", Repo: "/elsewhere"}, {RunID: "c", Repo: tt.path}}
+			f.equal("Repo", tt.path, func(r RunRow) bool { return r.Repo == tt.path })
+			runs := []RunRow{{ID: "a", Repo: tt.path}, {ID: "b", Repo: "/elsewhere"}, {ID: "c", Repo: tt.path}}
 			if tt.exact {
 				require.NotEmpty(t, f.query())
 				require.Equal(t, 1, f.listLimit(1))
@@ -63,8 +63,8 @@ func TestRunFilter(t *testing.T) {
 			}
 			require.Empty(t, f.query())
 			require.Equal(t, 0, f.listLimit(1), "all runs are listed")
-			require.Equal(t, []listedRun{{RunID: "a", Repo: tt.path}}, f.apply(runs, 1))
-			require.Equal(t, []listedRun{{RunID: "a", Repo: tt.path}, {RunID: "c", Repo: tt.path}}, f.apply(runs, 0))
+			require.Equal(t, []RunRow{{ID: "a", Repo: tt.path}}, f.apply(runs, 1))
+			require.Equal(t, []RunRow{{ID: "a", Repo: tt.path}, {ID: "c", Repo: tt.path}}, f.apply(runs, 0))
 		})
 	}
 }

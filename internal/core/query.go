@@ -1,20 +1,11 @@
-package main
+package core
 
-import (
-	"strings"
+import "strings"
 
-	"github.com/horizon/horizon/internal/core"
-)
-
-// queryValue quotes s as a string literal of a visibility query
-// (core.QuoteExact): exact is false when some stores cannot match s as
-// written, and the caller filters the runs itself instead.
-func queryValue(s string) (quoted string, exact bool) { return core.QuoteExact(s) }
-
-// whereEqual is the clause "attr = value", and whether the engine matches
-// it exactly (queryValue).
+// whereEqual is the visibility clause "attr = value", and whether the
+// engine matches it exactly (QuoteExact).
 func whereEqual(attr, value string) (clause string, exact bool) {
-	q, exact := queryValue(value)
+	q, exact := QuoteExact(value)
 	return attr + " = " + q, exact
 }
 
@@ -22,11 +13,11 @@ func whereEqual(attr, value string) (clause string, exact bool) {
 // the engine can match the value, else a test applied to each listed run.
 type runFilter struct {
 	where []string
-	keep  []func(listedRun) bool
+	keep  []func(RunRow) bool
 }
 
 // equal adds "attr = value", or test when the engine cannot match value.
-func (f *runFilter) equal(attr, value string, test func(listedRun) bool) {
+func (f *runFilter) equal(attr, value string, test func(RunRow) bool) {
 	if clause, exact := whereEqual(attr, value); exact {
 		f.where = append(f.where, clause)
 		return
@@ -39,11 +30,11 @@ func (f *runFilter) query() string { return strings.Join(f.where, " AND ") }
 
 // apply keeps the runs every test passes, at most limit of them (0: all).
 // With tests, the engine's list must be read whole (limit 0), then cut.
-func (f *runFilter) apply(runs []listedRun, limit int) []listedRun {
+func (f *runFilter) apply(runs []RunRow, limit int) []RunRow {
 	if len(f.keep) == 0 {
 		return runs
 	}
-	var out []listedRun
+	var out []RunRow
 	for _, r := range runs {
 		ok := true
 		for _, k := range f.keep {
