@@ -455,3 +455,17 @@ func (a *App) StartTask(ctx context.Context, req TaskRequest) (TaskMeta, error) 
 // TaskRecords reads the tasks' records and output without the engine
 // (`horizon task list`, `task output`); it cannot start or stop one.
 func TaskRecords(cfg *config.Config) Tasks { return Tasks{Home: cfg.DataDir()} }
+
+// ReportNow writes today's report now, in this process, as the daily pass
+// writes it (over the window since the last report), and reads it back.
+// It needs no supervisor: only the engine's records of the runs.
+func (a *App) ReportNow(ctx context.Context) (*Report, error) {
+	acts := &activities.Activities{Home: a.cfg.DataDir(), Engine: a.reader()}
+	out, err := acts.DailyReport(ctx, activities.DailyInput{
+		Until: time.Now().UTC(), StallAttempts: a.cfg.Supervisor.StallAttempts, DayCeiling: a.cfg.Spend.DayCeiling,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a.Report(ctx, out.Date)
+}

@@ -56,7 +56,7 @@ type NoReportError struct{ Date, Dir string }
 
 func (e *NoReportError) Error() string {
 	if e.Date == "" {
-		return fmt.Sprintf("no daily report yet in %s; `horizon supervisor trigger daily` makes one", e.Dir)
+		return fmt.Sprintf("no daily report yet in %s; `horizon report --now` makes one", e.Dir)
 	}
 	return fmt.Sprintf("no daily report of %s in %s", e.Date, e.Dir)
 }

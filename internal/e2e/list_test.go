@@ -62,6 +62,35 @@ func TestListHereOddPath(t *testing.T) {
 	require.Equal(t, 0, code, out)
 	require.True(t, strings.HasPrefix(out, "no runs of "+plain), out)
 
+	// No supervisor has run a daily pass: `horizon report` makes today's
+	// report now, from the engine's records, instead of sending the
+	// person to a supervisor they do not have.
+	rep, code := w.stdout("report", "--json")
+	require.Equal(t, 0, code, rep)
+	var daily struct {
+		Date  string `json:"date"`
+		Repos []struct {
+			Repo string `json:"repo"`
+			Runs []struct {
+				RunID string `json:"run_id"`
+			} `json:"runs"`
+		} `json:"repos"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(rep), &daily), rep)
+	require.Equal(t, time.Now().UTC().Format(time.DateOnly), daily.Date)
+	var reported []string
+	for _, r := range daily.Repos {
+		for _, run := range r.Runs {
+			if r.Repo == odd {
+				reported = append(reported, run.RunID)
+			}
+		}
+	}
+	require.Equal(t, []string{id}, reported, "the run, under its repository: %s", rep)
+	md, code := w.stdout("report")
+	require.Equal(t, 0, code, md)
+	require.Contains(t, md, daily.Date, "the report made now is the newest one now")
+
 	out, code = w.run(context.Background(), "cancel", id)
 	require.Equal(t, 0, code, out)
 }
