@@ -1,6 +1,7 @@
 package horizon
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -283,11 +284,40 @@ type Checkpoint struct {
 }
 
 // Budget is a run's hard stop: wall time from the run's start and total
-// spend. Zero values mean no limit.
+// spend. Zero values mean no limit. Its JSON names the time's unit:
+// "time_seconds" (budgetJSON).
 type Budget struct {
-	Time     time.Duration `json:"time,omitempty"`
-	Spend    float64       `json:"spend,omitempty"`
-	Deadline time.Time     `json:"deadline,omitzero"` // StartedAt + Time
+	Time     time.Duration
+	Spend    float64
+	Deadline time.Time // StartedAt + Time
+}
+
+// budgetJSON is a Budget as JSON. Time is whole seconds; TimeNanos reads
+// "time", nanoseconds, as states written before the unit was named hold it.
+type budgetJSON struct {
+	TimeSeconds int64     `json:"time_seconds,omitempty"`
+	TimeNanos   int64     `json:"time,omitempty"`
+	Spend       float64   `json:"spend,omitempty"`
+	Deadline    time.Time `json:"deadline,omitzero"`
+}
+
+// MarshalJSON writes the time in seconds, under a name that says so.
+func (b Budget) MarshalJSON() ([]byte, error) {
+	return json.Marshal(budgetJSON{TimeSeconds: int64(b.Time / time.Second), Spend: b.Spend, Deadline: b.Deadline})
+}
+
+// UnmarshalJSON reads "time_seconds", or the older "time" in nanoseconds.
+func (b *Budget) UnmarshalJSON(data []byte) error {
+	var j budgetJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	b.Time = time.Duration(j.TimeNanos)
+	if j.TimeSeconds != 0 {
+		b.Time = time.Duration(j.TimeSeconds) * time.Second
+	}
+	b.Spend, b.Deadline = j.Spend, j.Deadline
+	return nil
 }
 
 // Exceeded says whether the budget is spent at now with spent USD, and why.

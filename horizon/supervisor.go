@@ -187,9 +187,11 @@ type ItemState string
 const (
 	// ItemUnplanned: open in the roadmap, not taken up yet.
 	ItemUnplanned ItemState = "unplanned"
-	// ItemPlanned: taken up but not in the queue: being decomposed, or
-	// its plan was removed from the queue by a person (it is not
-	// decomposed again).
+	// ItemDecomposing: the lead is decomposing it into a plan now (the
+	// supervisor's record says "decomposing" too).
+	ItemDecomposing ItemState = "decomposing"
+	// ItemPlanned: decomposed, but its plan was removed from the queue by
+	// a person (it is not decomposed again).
 	ItemPlanned ItemState = "planned"
 	ItemQueued  ItemState = "queued"
 	ItemRunning ItemState = "running"
@@ -253,7 +255,7 @@ func (st ItemStatus) from(r ItemRecord, q Queue) ItemStatus {
 	st.Entry, st.RunID, st.Detail = r.Entry, r.RunID, r.Reason
 	switch r.Stage {
 	case StageDecomposing:
-		st.State, st.Detail = ItemPlanned, joinDetail("being decomposed", r.Reason)
+		st.State, st.Detail = ItemDecomposing, joinDetail("being decomposed", r.Reason)
 	case StageQueued:
 		st.State = ItemQueued
 		if _, ok := q.Get(r.Entry); !ok {

@@ -178,7 +178,7 @@ func TestRoadmapStatus(t *testing.T) {
 	require.Equal(t, []ItemStatus{
 		{Item: "u", Title: "Unplanned", State: ItemUnplanned, Line: 1},
 		{Item: "t", Title: "Ticked by hand", State: ItemDone, Line: 2, Ticked: true, Detail: "ticked in the roadmap"},
-		{Item: "d", Title: "Being decomposed", State: ItemPlanned, Line: 3, Detail: "being decomposed"},
+		{Item: "d", Title: "Being decomposed", State: ItemDecomposing, Line: 3, Detail: "being decomposed"},
 		{Item: "q", Title: "Queued", State: ItemQueued, Line: 4, Entry: "q1"},
 		{Item: "rm", Title: "Removed from the queue", State: ItemPlanned, Line: 5, Entry: "q5", Detail: "its plan q5 was removed from the queue"},
 		{Item: "r", Title: "Running, then ticked", State: ItemRunning, Line: 6, Ticked: true, Entry: "q2", RunID: "run-r"},

@@ -22,7 +22,7 @@ func newRoadmapCmd(a *app, runF func(context.Context, *roadmapOptions) error) *c
 	o := &roadmapOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "roadmap [--repo DIR] [--json]",
-		Short: "The roadmap's items and their state: unplanned, planned, queued, running, done, blocked, stalled",
+		Short: "The roadmap's items and their state: unplanned, decomposing, planned, queued, running, done, blocked, stalled",
 		Long: `The roadmap is .horizon/roadmap.md (supervisor.roadmap) on the repository's
 base branch, as committed: horizon never writes it. An item is a top-level
 task line; indented lines under it are details for the lead; "- [x]" items
