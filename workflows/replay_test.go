@@ -11,22 +11,24 @@ import (
 )
 
 // TestReplay replays histories of real runs (exported with `horizon
-// history RUN`) against today's workflows: single-feature runs
-// (SingleRunWorkflow), planned runs (PlannedRunWorkflow), the same kinds
-// recorded as RunWorkflow before each had its own type (run-*.json and
-// planned-run-*.json without "kind": RunWorkflow with and without
-// Planned, one continued as new), a planned run's FeatureWorkflow child,
-// a supervisor with its decomposition (PlanWorkflow), the schedules'
-// DecomposeWorkflow and DailyPassWorkflow, and a background task's
-// TaskWorkflow continued after a daemon crash, and a LoopWorkflow that
-// compacted its session once. A change that would make a run in flight
-// take a different path after an upgrade fails here, not in a user's
-// week-long run. The planned fixtures are refreshed by running the planned
-// and supervisor e2e tests with HORIZON_RECORD_HISTORY=1
-// (internal/e2e/planned_test.go, supervisor_test.go), the one-feature
-// run's by internal/e2e/advisor_test.go, the task's by
-// internal/e2e/task_test.go, the loop's by internal/e2e/loop_test.go.
-// The RunWorkflow fixtures are not refreshed: no run starts as one now.
+// history RUN`) against today's workflows: a one-feature run
+// (SingleRunWorkflow, single-run-*.json), planned runs
+// (PlannedRunWorkflow, planned-run-kind-*.json, one continued as new) with
+// a FeatureWorkflow child, a supervisor that started its runs as
+// PlannedRunWorkflow (supervisor-run-kinds-*.json) and its decomposition
+// (PlanWorkflow), the schedules' DecomposeWorkflow and DailyPassWorkflow,
+// a background task's TaskWorkflow continued after a daemon crash, and a
+// LoopWorkflow that compacted its session once. The histories recorded
+// before each kind of run had its own type stay as they were: RunWorkflow
+// with and without Planned (run-*.json, planned-run-two-milestones.json,
+// planned-run-continued-as-new.json) and a supervisor that started
+// RunWorkflow children (supervisor-three-items.json); no test writes them
+// any more. A change that would make a run in flight take a different path
+// after an upgrade fails here, not in a user's week-long run. The other
+// fixtures are refreshed by running the e2e tests that record them with
+// HORIZON_RECORD_HISTORY=1: internal/e2e/planned_test.go and
+// supervisor_test.go, advisor_test.go (the one-feature run), task_test.go
+// and loop_test.go.
 func TestReplay(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
 	require.NoError(t, err)

@@ -157,7 +157,7 @@ func (s *runStatus) writeHandoff(ctx workflow.Context) {
 // dropLanes removes the run's lanes and lane branches (never its
 // integration branch, the result): a completed run's in finish, before
 // anyone can see it completed; one that did not complete at its end when
-// run.keep_failed_lanes is 0 (RunWorkflow), else `horizon gc` later. It
+// run.keep_failed_lanes is 0 (runKind), else `horizon gc` later. It
 // never changes how the run ends: a failure is logged, and gc finds what
 // is left.
 func (s *runStatus) dropLanes(ctx workflow.Context) {

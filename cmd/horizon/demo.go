@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -110,10 +111,26 @@ func demoRun(ctx context.Context, o *demoOptions) error {
 	log.Stdout, log.Stderr = a.out, a.errOut
 	fmt.Fprintf(a.out, "\nwhat landed on %s, one commit per feature (your main branch is untouched):\n", p.Branch)
 	_ = log.Run()
+	fmt.Fprint(a.out, demoNext(core.RunLink(a.cfg, p.RunID)))
 	if keep {
 		fmt.Fprintf(a.errOut, "scripted model still running at %s; Ctrl-C to stop\n", model.URL())
 		<-ctx.Done()
 	}
 	_ = os.Stdout.Sync()
 	return nil
+}
+
+// demoNext ends the demo: what still runs, how to stop it, and where to
+// look next (ui is the run's Temporal UI page, "" when the UI is off).
+func demoNext(ui string) string {
+	var b strings.Builder
+	b.WriteString("\nThe horizon daemon (with its OpenCode server, about 770 MB) is still running,\n")
+	b.WriteString("so runs go on when this terminal closes; `horizon stop` stops it.\n\nnext:\n")
+	b.WriteString("  horizon status      the run's plan tree, attempts, receipts and cost\n")
+	b.WriteString("  horizon console     runs and what needs you, live in the terminal\n")
+	b.WriteString("  horizon web         the dashboard in a browser\n")
+	if ui != "" {
+		fmt.Fprintf(&b, "  %s\n                      the run in the Temporal UI; its User Metadata tab holds the plan table\n", ui)
+	}
+	return b.String()
 }

@@ -33,6 +33,11 @@ func TestDemoRunsAPlannedRun(t *testing.T) {
 		"integration gate on horizon/",
 		"features 2 of 2 accepted",
 		"+check -4 6 2",
+		// It ends saying what still runs, how to stop it, and where next.
+		"daemon (with its OpenCode server, about 770 MB) is still running",
+		"`horizon stop` stops it",
+		"horizon console",
+		"User Metadata tab holds the plan table",
 	} {
 		require.Contains(t, out, want)
 	}
