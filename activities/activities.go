@@ -16,10 +16,10 @@ import (
 	"github.com/rs/zerolog"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/horizon/horizon/horizon/textio"
 	"github.com/horizon/horizon/internal/agent"
 	"github.com/horizon/horizon/internal/notify"
 	"github.com/horizon/horizon/internal/reader"
-	"github.com/horizon/horizon/internal/textio"
 )
 
 // Sessions runs agent sessions; *agent.Server satisfies it once started, the

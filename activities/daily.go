@@ -15,7 +15,7 @@ import (
 )
 
 // Engine reads from the engine what the daily pass reports on. The daemon
-// gives the activities its client's reader (internal/core).
+// gives the activities its client's reader (app/core).
 type Engine interface {
 	// RunsSince returns every run open now or closed since t.
 	RunsSince(ctx context.Context, since time.Time) ([]horizon.RunState, error)

@@ -19,14 +19,14 @@ var pascal = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
 // one query finds a run's lines whichever package wrote them. This reads
 // the source of the packages that log on a run's behalf: the keys of
 // key/value logger calls (Temporal's activity and workflow loggers) and
-// of zerolog field methods. internal/engine and internal/logging are left
+// of zerolog field methods. app/engine and internal/logging are left
 // out: their "component" tag marks the engine's and the SDK's own lines,
 // as the e2e tests read them.
 func TestLogKeysArePascalCase(t *testing.T) {
 	kv := map[string]bool{"Debug": true, "Info": true, "Warn": true, "Error": true}
 	field := map[string]bool{"Str": true, "Int": true, "Int64": true, "Dur": true, "Bool": true, "Strs": true, "Float64": true, "Interface": true, "Any": true, "Time": true, "Uint64": true}
 	var files []string
-	for _, dir := range []string{".", "../gate", "../workflows", "../internal/daemon", "../internal/agent", "../internal/child", "../cmd/horizon"} {
+	for _, dir := range []string{".", "../gate", "../workflows", "../app/daemon", "../internal/agent", "../internal/child", "../cmd/horizon"} {
 		m, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		require.NoError(t, err)
 		files = append(files, m...)

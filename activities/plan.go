@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/textio"
+	"github.com/horizon/horizon/horizon/textio"
 )
 
 // SavePlan writes the run's plan to runs/<run>/plan.json and appends its new

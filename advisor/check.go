@@ -8,7 +8,7 @@ import (
 	"unicode"
 
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/textio"
+	"github.com/horizon/horizon/horizon/textio"
 )
 
 // Files reads a lane file by its slash-separated path relative to the

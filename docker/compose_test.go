@@ -18,9 +18,9 @@ import (
 	"github.com/compose-spec/compose-go/v2/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/horizon/horizon/app/daemon"
+	"github.com/horizon/horizon/app/engine"
 	"github.com/horizon/horizon/config"
-	"github.com/horizon/horizon/internal/daemon"
-	"github.com/horizon/horizon/internal/engine"
 )
 
 // imageHome is HORIZON_HOME in the image (docker/Dockerfile).

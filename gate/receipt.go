@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/horizon/horizon/internal/textio"
+	"github.com/horizon/horizon/horizon/textio"
 )
 
 // ReceiptTailBytes is how much of the end of the output a receipt keeps.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/horizon/horizon/internal/textio"
+	"github.com/horizon/horizon/horizon/textio"
 )
 
 // Questions and denied permissions. Nobody answers an unattended session:

@@ -7,8 +7,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/horizon/horizon/internal/textio"
-	"github.com/horizon/horizon/internal/vocab"
+	"github.com/horizon/horizon/horizon/textio"
+	"github.com/horizon/horizon/horizon/vocab"
 )
 
 // Typed blockers. A blocker is the only thing that pauses a feature: a

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/horizon/horizon/internal/textio"
+	"github.com/horizon/horizon/horizon/textio"
 )
 
 // maxEvidence bounds the evidence carried from one attempt to the next so a

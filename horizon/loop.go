@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/horizon/horizon/internal/vocab"
+	"github.com/horizon/horizon/horizon/vocab"
 )
 
 // LoopStatus is how a loop ended.

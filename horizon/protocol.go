@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/horizon/horizon/internal/vocab"
+	"github.com/horizon/horizon/horizon/vocab"
 )
 
 // The agent report protocol (ARCHITECTURE.md, "How it works", Agents

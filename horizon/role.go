@@ -3,7 +3,7 @@ package horizon
 import (
 	"strings"
 
-	"github.com/horizon/horizon/internal/vocab"
+	"github.com/horizon/horizon/horizon/vocab"
 )
 
 // Role names who does a part of a run's work (vocab.Role, declared once

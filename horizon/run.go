@@ -7,7 +7,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/horizon/horizon/internal/vocab"
+	"github.com/horizon/horizon/horizon/vocab"
 )
 
 // Status is a run's lifecycle state as scripts see it.

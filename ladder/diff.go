@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/horizon/horizon/internal/textio"
+	"github.com/horizon/horizon/horizon/textio"
 )
 
 // DiffStat is what the triggers need from an attempt's diff.

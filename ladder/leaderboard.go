@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/horizon/horizon/internal/textio"
-	"github.com/horizon/horizon/internal/vocab"
+	"github.com/horizon/horizon/horizon/textio"
+	"github.com/horizon/horizon/horizon/vocab"
 )
 
 // Roles returns the leaderboard roles in display order (zilX's roles:

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/horizon/horizon/internal/vocab"
+	"github.com/horizon/horizon/horizon/vocab"
 )
 
 // Tier is a rung of the cost ladder. The zero value is T0.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/horizon/horizon/internal/vocab"
+	"github.com/horizon/horizon/horizon/vocab"
 )
 
 func TestTierText(t *testing.T) {

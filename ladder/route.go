@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/horizon/horizon/internal/vocab"
+	"github.com/horizon/horizon/horizon/vocab"
 )
 
 // Decision is what Route asks the caller to do next for a card.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/horizon/horizon/internal/vocab"
+	"github.com/horizon/horizon/horizon/vocab"
 )
 
 // SimCard is a card with a scripted outcome: every attempt at a tier below

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/horizon/horizon/internal/vocab"
+	"github.com/horizon/horizon/horizon/vocab"
 )
 
 // TriggerKind names an escalation trigger.

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/horizon/horizon/gate"
-	"github.com/horizon/horizon/internal/vocab"
+	"github.com/horizon/horizon/horizon/vocab"
 )
 
 // failing parses a captured gate output the way the gate does.

@@ -8,8 +8,8 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
-	"github.com/horizon/horizon/internal/console"
-	"github.com/horizon/horizon/internal/core"
+	"github.com/horizon/horizon/app/console"
+	"github.com/horizon/horizon/app/core"
 )
 
 type consoleOptions struct {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/horizon/horizon/internal/core"
+	"github.com/horizon/horizon/app/core"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -5,15 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/horizon/horizon/internal/core"
+	"github.com/horizon/horizon/app/core"
 	"os/exec"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/horizon/horizon/app/daemon"
 	"github.com/horizon/horizon/gate"
-	"github.com/horizon/horizon/internal/daemon"
 	"github.com/horizon/horizon/internal/repo"
 	"github.com/horizon/horizon/internal/tools"
 	"github.com/horizon/horizon/ladder"

@@ -13,9 +13,9 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
-	"github.com/horizon/horizon/internal/core"
-	"github.com/horizon/horizon/internal/daemon"
-	"github.com/horizon/horizon/internal/engine"
+	"github.com/horizon/horizon/app/core"
+	"github.com/horizon/horizon/app/daemon"
+	"github.com/horizon/horizon/app/engine"
 )
 
 func (a *app) paths() daemon.Paths { return daemon.Paths{Home: a.cfg.Home} }

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/serviceerror"
 
-	"github.com/horizon/horizon/internal/core"
+	"github.com/horizon/horizon/app/core"
 	"github.com/horizon/horizon/workflows"
 )
 

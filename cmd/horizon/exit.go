@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/horizon/horizon/app/core"
+	"github.com/horizon/horizon/app/daemon"
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/gate"
-	"github.com/horizon/horizon/internal/core"
-	"github.com/horizon/horizon/internal/daemon"
 	"github.com/horizon/horizon/internal/repo"
 	"github.com/horizon/horizon/internal/tools"
 )

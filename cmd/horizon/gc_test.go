@@ -22,9 +22,9 @@ import (
 	"go.temporal.io/sdk/mocks"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/horizon/horizon/app/core"
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/workflows"
 )
 

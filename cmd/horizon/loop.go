@@ -13,9 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/horizon/horizon/app/core"
 	"github.com/horizon/horizon/gate"
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/internal/repo"
 )
 

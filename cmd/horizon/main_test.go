@@ -11,12 +11,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/horizon/horizon/app/core"
+	"github.com/horizon/horizon/app/daemon"
+	"github.com/horizon/horizon/app/engine"
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/gate"
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/core"
-	"github.com/horizon/horizon/internal/daemon"
-	"github.com/horizon/horizon/internal/engine"
 	"github.com/horizon/horizon/internal/repo"
 	"github.com/horizon/horizon/internal/tools"
 )

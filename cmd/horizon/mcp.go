@@ -11,11 +11,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/horizon/horizon/app/core"
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/agent"
 	"github.com/horizon/horizon/internal/consult"
-	"github.com/horizon/horizon/internal/core"
 )
 
 type mcpOptions struct {

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/horizon/horizon/internal/core"
+	"github.com/horizon/horizon/app/core"
 	"strings"
 	"text/tabwriter"
 

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/horizon/horizon/internal/core"
+	"github.com/horizon/horizon/app/core"
 )
 
 func newQueueMoveCmd(a *app, runF func(context.Context, *queueEntryOptions) error) *cobra.Command {

@@ -10,9 +10,9 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
+	"github.com/horizon/horizon/app/daemon"
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/daemon"
 	"github.com/horizon/horizon/internal/logging"
 )
 

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/horizon/horizon/app/core"
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/core"
 )
 
 // fetchState returns a run's state as the core reads it (from the status

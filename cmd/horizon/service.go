@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/horizon/horizon/internal/daemon"
+	"github.com/horizon/horizon/app/daemon"
 	"github.com/horizon/horizon/internal/service"
 )
 

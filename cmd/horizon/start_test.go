@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/horizon/horizon/app/core"
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/core"
 )
 
 // Flags that the chosen mode would ignore are refused, not dropped.

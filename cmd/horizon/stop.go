@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/horizon/horizon/internal/daemon"
+	"github.com/horizon/horizon/app/daemon"
 )
 
 type stopOptions struct {

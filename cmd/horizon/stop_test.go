@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/horizon/horizon/internal/daemon"
+	"github.com/horizon/horizon/app/daemon"
 )
 
 // helperHome, set in a child test process, makes TestHelperDaemon a

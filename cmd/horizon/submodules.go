@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/horizon/horizon/internal/core"
+	"github.com/horizon/horizon/app/core"
 	"github.com/horizon/horizon/internal/repo"
 )
 

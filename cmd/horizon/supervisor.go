@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/horizon/horizon/internal/core"
+	"github.com/horizon/horizon/app/core"
 )
 
 // newSupervisorCmd is `horizon supervisor`: leave a repository to horizon.

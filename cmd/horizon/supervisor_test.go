@@ -5,8 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/horizon/horizon/app/core"
 	"github.com/horizon/horizon/config"
-	"github.com/horizon/horizon/internal/core"
 )
 
 func TestSupervisorStartFlags(t *testing.T) {

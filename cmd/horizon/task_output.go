@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/horizon/horizon/internal/core"
+	"github.com/horizon/horizon/app/core"
 	"os"
 	"os/signal"
 	"syscall"

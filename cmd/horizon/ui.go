@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/horizon/horizon/internal/core"
+	"github.com/horizon/horizon/app/core"
 
 	"github.com/spf13/cobra"
 )

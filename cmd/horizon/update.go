@@ -3,7 +3,7 @@ package main
 import (
 	"errors"
 
-	"github.com/horizon/horizon/internal/core"
+	"github.com/horizon/horizon/app/core"
 )
 
 // verbError says why a run refused a verb, as bad input (exit 2): a

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/horizon/horizon/app/core"
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/core"
 )
 
 // Argument checks. Every way a command line can be wrong is bad usage (exit

@@ -17,8 +17,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/horizon/horizon/internal/core"
-	"github.com/horizon/horizon/internal/web"
+	"github.com/horizon/horizon/app/core"
+	"github.com/horizon/horizon/app/web"
 )
 
 // WebTokenFile is `horizon web`'s token, under $HORIZON_HOME, mode 0600:

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/textio"
+	"github.com/horizon/horizon/horizon/textio"
 )
 
 // Agent names: the OpenCode agents horizon materialises and selects per

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/textio"
+	"github.com/horizon/horizon/horizon/textio"
 )
 
 // The agent report protocol (ARCHITECTURE.md, "How it works", Agents

@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/horizon/textio"
 	"github.com/horizon/horizon/internal/agent"
-	"github.com/horizon/horizon/internal/textio"
 )
 
 // ServerName is the MCP server's name in OpenCode's config; OpenCode offers

@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/textio"
+	"github.com/horizon/horizon/horizon/textio"
 )
 
 // Registration says which attempt a lane's worker session works for.

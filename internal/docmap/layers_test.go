@@ -128,7 +128,7 @@ func TestLayers(t *testing.T) {
 	require.NoError(t, err)
 	pkgs, err := imports(root)
 	require.NoError(t, err)
-	for _, tl := range []string{"horizon", "workflows", "internal/core", "cmd/horizon"} {
+	for _, tl := range []string{"horizon", "workflows", "app/core", "cmd/horizon"} {
 		require.Contains(t, pkgs, tl, "the walk missed a package")
 	}
 	require.Empty(t, problems(root, layer, pkgs))

@@ -15,9 +15,9 @@ import (
 	sdkpb "go.temporal.io/api/sdk/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/horizon/horizon/app/engine"
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/demo"
-	"github.com/horizon/horizon/internal/engine"
 	"github.com/horizon/horizon/internal/fakemodel"
 )
 

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/horizon/horizon/internal/textio"
+	"github.com/horizon/horizon/horizon/textio"
 )
 
 // Manager installs, removes and inspects one unit for the current user.

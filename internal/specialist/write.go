@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/horizon/horizon/internal/textio"
+	"github.com/horizon/horizon/horizon/textio"
 )
 
 // ManifestPath is where name's manifest lives in dir.

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/horizon/horizon/internal/core"
+	"github.com/horizon/horizon/app/core"
 )
 
 // unavailableText is what a caller reads while the engine does not answer,

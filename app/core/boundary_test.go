@@ -20,7 +20,7 @@ import (
 // second way to do what the core does, with its own errors. The daemon,
 // engine and worker internals, workflows and activities are not surfaces:
 // they are what the core drives.
-var surfaces = []string{"cmd/horizon", "internal/console", "internal/web"}
+var surfaces = []string{"cmd/horizon", "app/console", "app/web"}
 
 // engineImports are the engine's packages: the workflows and activities
 // the core drives, the embedded server, and the Temporal SDK and API. A
@@ -28,7 +28,7 @@ var surfaces = []string{"cmd/horizon", "internal/console", "internal/web"}
 var engineImports = []string{
 	"github.com/horizon/horizon/workflows",
 	"github.com/horizon/horizon/activities",
-	"github.com/horizon/horizon/internal/engine",
+	"github.com/horizon/horizon/app/engine",
 	"go.temporal.io/",
 }
 
@@ -151,7 +151,7 @@ func TestSurfacesWriteOnlyThroughTheCore(t *testing.T) {
 	require.NoError(t, err)
 	_, err = os.Stat(filepath.Join(root, "go.mod"))
 	require.NoError(t, err, "the module root")
-	require.Empty(t, surfaceWrites(t, root), "a surface reaches the engine without internal/core; add the verb (with its request and result types) to the core's App and call it")
+	require.Empty(t, surfaceWrites(t, root), "a surface reaches the engine without app/core; add the verb (with its request and result types) to the core's App and call it")
 	for f := range hostFiles {
 		_, err := os.Stat(filepath.Join(root, filepath.FromSlash(f)))
 		require.NoError(t, err, "a host file named in hostFiles is gone; take it off the list")
@@ -167,8 +167,8 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"github.com/horizon/horizon/workflows"
 	"github.com/horizon/horizon/activities"
-	"github.com/horizon/horizon/internal/engine"
-	"github.com/horizon/horizon/internal/core"
+	"github.com/horizon/horizon/app/engine"
+	"github.com/horizon/horizon/app/core"
 	"github.com/horizon/horizon/workflowsextra"
 )`
 	fset := token.NewFileSet()
@@ -179,7 +179,7 @@ import (
 		got = append(got, im[strings.LastIndex(im, " ")+1:])
 	}
 	require.Equal(t, []string{"go.temporal.io/sdk/client", "go.temporal.io/api/enums/v1", "github.com/horizon/horizon/workflows",
-		"github.com/horizon/horizon/activities", "github.com/horizon/horizon/internal/engine"}, got)
+		"github.com/horizon/horizon/activities", "github.com/horizon/horizon/app/engine"}, got)
 }
 
 // The check finds what it is meant to find, and passes what is allowed.

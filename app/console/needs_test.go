@@ -5,8 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/horizon/horizon/app/core"
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/core"
 )
 
 func TestNeeds(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/horizon/horizon/internal/textio"
+	"github.com/horizon/horizon/horizon/textio"
 )
 
 // Paths are the daemon's files under $HORIZON_HOME.

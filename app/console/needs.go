@@ -3,8 +3,8 @@ package console
 import (
 	"strings"
 
+	"github.com/horizon/horizon/app/core"
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/core"
 )
 
 // What a person is needed for is the core's one list (core.Needs), so the

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/horizon/horizon/internal/core"
+	"github.com/horizon/horizon/app/core"
 )
 
 // bar is one bar of a chart.

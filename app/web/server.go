@@ -1,5 +1,5 @@
 // Package web is `horizon web`: a JSON API under /api/v1 for every read
-// and verb of internal/core, SVG charts drawn on the server, and a
+// and verb of app/core, SVG charts drawn on the server, and a
 // dashboard (embedded static files, an installable PWA) that uses them.
 // It serves on 127.0.0.1 only; verbs need the token, reads too unless
 // web.public_reads.

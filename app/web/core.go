@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/horizon/horizon/app/core"
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/core"
 )
 
 // Core is everything the web reads from and does to horizon: the verbs of

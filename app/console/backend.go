@@ -3,8 +3,8 @@ package console
 import (
 	"context"
 
+	"github.com/horizon/horizon/app/core"
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/core"
 )
 
 // Backend is everything the console reads from and does to horizon: the

@@ -21,7 +21,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/horizon/horizon/internal/engine"
+	"github.com/horizon/horizon/app/engine"
 )
 
 func TestOrphanedBy(t *testing.T) {

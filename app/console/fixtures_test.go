@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/horizon/horizon/app/core"
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/core"
 )
 
 // at is the fixture's "now": every answer arrives then.

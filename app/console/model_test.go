@@ -12,8 +12,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/stretchr/testify/require"
 
+	"github.com/horizon/horizon/app/core"
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/core"
 	"github.com/horizon/horizon/internal/golden"
 )
 

@@ -8,8 +8,8 @@ import (
 
 	"go.temporal.io/api/serviceerror"
 
+	"github.com/horizon/horizon/app/core"
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/core"
 )
 
 // now is the fixtures' clock: the spend ledger in testdata/home has days

@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/textio"
+	"github.com/horizon/horizon/horizon/textio"
 )
 
 // Print writes once, as text, what the console's first screen shows: the

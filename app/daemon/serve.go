@@ -15,11 +15,11 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/horizon/horizon/activities"
+	"github.com/horizon/horizon/app/core"
+	"github.com/horizon/horizon/app/engine"
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/internal/agent"
 	"github.com/horizon/horizon/internal/child"
-	"github.com/horizon/horizon/internal/core"
-	"github.com/horizon/horizon/internal/engine"
 	"github.com/horizon/horizon/internal/notify"
 	"github.com/horizon/horizon/internal/reader"
 	"github.com/horizon/horizon/internal/tools"

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/horizon/horizon/app/core"
 	"github.com/horizon/horizon/horizon"
-	"github.com/horizon/horizon/internal/core"
 )
 
 // maxBody bounds a request body: a goal and a note are short texts.
