@@ -46,6 +46,10 @@ type StartRequest struct {
 	Mode RunMode `json:"mode,omitempty"`
 	// Autonomy is a planned run's (full, semi, supervised; "": run.autonomy).
 	Autonomy string `json:"autonomy,omitempty"`
+	// BudgetTime and BudgetSpend are a planned run's hard stop (0: the
+	// configured run.budget_time and run.budget_spend).
+	BudgetTime  time.Duration `json:"-"`
+	BudgetSpend float64       `json:"budget_spend,omitempty"`
 }
 
 // Prepared is a checked run, ready to start: what it will do, said in the
@@ -99,6 +103,15 @@ func Prepare(ctx context.Context, cfg *config.Config, req StartRequest) (*Prepar
 		if in.Autonomy, err = horizon.ParseAutonomy(req.Autonomy); err != nil {
 			return nil, inputf("--autonomy: %v", err)
 		}
+	}
+	if req.BudgetTime < 0 || req.BudgetSpend < 0 {
+		return nil, inputf("a budget is 0 or more (0: the configured one)")
+	}
+	if req.BudgetTime > 0 {
+		in.BudgetTime = req.BudgetTime
+	}
+	if req.BudgetSpend > 0 {
+		in.BudgetSpend = req.BudgetSpend
 	}
 	if err := horizon.CheckGoal(strings.TrimSpace(req.Goal)); err != nil {
 		return nil, asInput(err)

@@ -140,6 +140,18 @@ func repoParam(r *http.Request, body string) (string, error) {
 	return repo, nil
 }
 
+func (s *Server) supervisor(r *http.Request) (any, error) {
+	repo, err := repoParam(r, "")
+	if err != nil {
+		return nil, err
+	}
+	return s.Core.SupervisorOf(r.Context(), repo)
+}
+
+func (s *Server) loops(r *http.Request) (any, error) { return s.Core.LoopRows(r.Context()) }
+
+func (s *Server) tasks(r *http.Request) (any, error) { return s.Core.TaskRows(r.Context()) }
+
 func (s *Server) queue(r *http.Request) (any, error) {
 	repo, err := repoParam(r, "")
 	if err != nil {
@@ -207,7 +219,17 @@ func (s *Server) start(r *http.Request) (any, error) {
 	if req.Single {
 		mode = core.ModeSingle
 	}
-	st, err := s.Core.Start(r.Context(), core.StartRequest{Repo: req.Repo, Goal: req.Goal, Kind: string(horizon.KindBounded), Mode: mode, Autonomy: req.Autonomy})
+	var budget time.Duration
+	if req.BudgetTime != "" {
+		if budget, err = time.ParseDuration(req.BudgetTime); err != nil || budget < 0 {
+			return nil, badRequest("budget_time %q: want a duration such as 8h", req.BudgetTime)
+		}
+	}
+	if req.BudgetSpend < 0 || math.IsNaN(req.BudgetSpend) || math.IsInf(req.BudgetSpend, 0) {
+		return nil, badRequest("budget_spend: want an amount of 0 or more in USD")
+	}
+	st, err := s.Core.Start(r.Context(), core.StartRequest{Repo: req.Repo, Goal: req.Goal, Kind: string(horizon.KindBounded), Mode: mode,
+		Autonomy: req.Autonomy, BudgetTime: budget, BudgetSpend: req.BudgetSpend})
 	if err != nil {
 		return nil, err
 	}
@@ -302,8 +324,12 @@ func (s *Server) supervisorVerb(r *http.Request) (any, error) {
 		return st, err
 	case "stop":
 		return s.Core.SupervisorStop(r.Context(), repo)
+	case "pause":
+		return s.Core.SupervisorPause(r.Context(), repo)
+	case "resume":
+		return s.Core.SupervisorResume(r.Context(), repo)
 	default:
-		return nil, &httpError{code: http.StatusNotFound, msg: fmt.Sprintf("no verb %q on supervisors: start or stop", v)}
+		return nil, &httpError{code: http.StatusNotFound, msg: fmt.Sprintf("no verb %q on supervisors: start, stop, pause or resume", v)}
 	}
 }
 
@@ -369,6 +395,14 @@ func (s *Server) queueMove(r *http.Request) (any, error) {
 		return nil, err
 	}
 	return s.Core.QueueMove(r.Context(), core.QueueEntryRequest{Repo: repo, Entry: id})
+}
+
+func (s *Server) queueApprove(r *http.Request) (any, error) {
+	repo, id, err := s.entry(r)
+	if err != nil {
+		return nil, err
+	}
+	return s.Core.QueueApprove(r.Context(), core.QueueEntryRequest{Repo: repo, Entry: id})
 }
 
 func (s *Server) queueRemove(r *http.Request) (any, error) {

@@ -42,6 +42,16 @@ type Core interface {
 	QueueAdd(ctx context.Context, req core.QueueAddRequest) (*horizon.QueueEntry, error)
 	QueueRemove(ctx context.Context, req core.QueueEntryRequest) (*horizon.SupervisorState, error)
 	QueueMove(ctx context.Context, req core.QueueEntryRequest) (*horizon.SupervisorState, error)
+
+	// SupervisorOf reads a repository's supervisor with its schedules.
+	SupervisorOf(ctx context.Context, repo string) (*core.SupervisorView, error)
+	SupervisorPause(ctx context.Context, repo string) (*horizon.SupervisorState, error)
+	SupervisorResume(ctx context.Context, repo string) (*horizon.SupervisorState, error)
+	// QueueApprove lets a queued plan waiting for approval run in its turn.
+	QueueApprove(ctx context.Context, req core.QueueEntryRequest) (*horizon.SupervisorState, error)
+	// LoopRows and TaskRows list loops and background tasks, newest first.
+	LoopRows(ctx context.Context) ([]core.LoopRow, error)
+	TaskRows(ctx context.Context) ([]core.TaskMeta, error)
 }
 
 // The core's App is the web's Core.
@@ -63,6 +73,10 @@ type StartRequest struct {
 	Goal     string `json:"goal"`
 	Autonomy string `json:"autonomy,omitempty"` // full, semi or supervised ("": run.autonomy)
 	Single   bool   `json:"single,omitempty"`   // one feature, no plan
+	// BudgetTime (a Go duration, "8h") and BudgetSpend (USD) are a planned
+	// run's hard stop ("" and 0: run.budget_time and run.budget_spend).
+	BudgetTime  string  `json:"budget_time,omitempty"`
+	BudgetSpend float64 `json:"budget_spend,omitempty"`
 }
 
 // Started is a run the API started.

@@ -152,7 +152,11 @@ func (f *fakeCore) Roadmap(_ context.Context, repo string) (*core.RoadmapView, e
 }
 
 func (f *fakeCore) Start(_ context.Context, r core.StartRequest) (*Started, error) {
-	f.calls = append(f.calls, fmt.Sprintf("start %s %q %s", r.Repo, r.Goal, r.Autonomy))
+	call := fmt.Sprintf("start %s %q %s", r.Repo, r.Goal, r.Autonomy)
+	if r.BudgetTime > 0 || r.BudgetSpend > 0 {
+		call += fmt.Sprintf(" %s $%.2f", r.BudgetTime, r.BudgetSpend)
+	}
+	f.calls = append(f.calls, call)
 	if r.Repo != "/src/app" {
 		return nil, &InputError{Err: fmt.Errorf("%s is not a git repository", r.Repo)}
 	}
@@ -252,4 +256,47 @@ func (f *fakeCore) QueueMove(_ context.Context, req core.QueueEntryRequest) (*ho
 	repo, id := req.Repo, req.Entry
 	f.calls = append(f.calls, "queue move "+repo+" "+id)
 	return supervisor(), nil
+}
+
+func (f *fakeCore) SupervisorOf(_ context.Context, repo string) (*core.SupervisorView, error) {
+	if err := f.supervised(repo); err != nil {
+		return nil, err
+	}
+	return &core.SupervisorView{Supervisor: supervisor(), Schedules: []core.ScheduleStatus{
+		{ID: "horizon-decompose-supervisor-app", Cron: "0 2 * * *", TimeZone: "Europe/Paris", Next: []time.Time{at(26)}, Recent: []string{}},
+	}}, nil
+}
+
+func (f *fakeCore) SupervisorPause(_ context.Context, repo string) (*horizon.SupervisorState, error) {
+	f.calls = append(f.calls, "supervisor pause "+repo)
+	if err := f.supervised(repo); err != nil {
+		return nil, err
+	}
+	s := supervisor()
+	s.Status = horizon.SupervisorPaused
+	return s, nil
+}
+
+func (f *fakeCore) SupervisorResume(_ context.Context, repo string) (*horizon.SupervisorState, error) {
+	f.calls = append(f.calls, "supervisor resume "+repo)
+	if err := f.supervised(repo); err != nil {
+		return nil, err
+	}
+	return supervisor(), nil
+}
+
+func (f *fakeCore) QueueApprove(_ context.Context, req core.QueueEntryRequest) (*horizon.SupervisorState, error) {
+	f.calls = append(f.calls, "queue approve "+req.Repo+" "+req.Entry)
+	if req.Entry != "q1" {
+		return nil, &core.RefusedError{Op: "approve", ID: "supervisor-app", Reason: "no queued plan " + req.Entry + " waits for approval"}
+	}
+	return supervisor(), nil
+}
+
+func (f *fakeCore) LoopRows(context.Context) ([]core.LoopRow, error) {
+	return []core.LoopRow{{LoopResult: core.LoopResult{Loop: "loop-20260303-100000-aaaaaa", Status: horizon.LoopRunning, Role: "build", Activations: 2, Cost: 0.01}, StartedAt: at(10)}}, nil
+}
+
+func (f *fakeCore) TaskRows(context.Context) ([]core.TaskMeta, error) {
+	return []core.TaskMeta{{ID: "20260303-110000-bbbbbb", Specialist: "explorer", Status: "completed", Prompt: "where is the parser?"}}, nil
 }

@@ -58,6 +58,9 @@ func (s *Server) Handler() http.Handler {
 	read("/api/v1/supervisors", s.supervisors)
 	read("/api/v1/queue", s.queue)
 	read("/api/v1/roadmap", s.roadmap)
+	read("/api/v1/supervisor", s.supervisor)
+	read("/api/v1/loops", s.loops)
+	read("/api/v1/tasks", s.tasks)
 	mux.Handle("GET /api/v1/charts/{chart}", s.auth(false, http.HandlerFunc(s.chart)))
 
 	verb("POST /api/v1/runs", s.start)
@@ -65,6 +68,7 @@ func (s *Server) Handler() http.Handler {
 	verb("POST /api/v1/supervisors/{verb}", s.supervisorVerb)
 	verb("POST /api/v1/queue", s.queueAdd)
 	verb("POST /api/v1/queue/{id}/move", s.queueMove)
+	verb("POST /api/v1/queue/{id}/approve", s.queueApprove)
 	verb("DELETE /api/v1/queue/{id}", s.queueRemove)
 	mux.Handle("/api/", s.api(func(*http.Request) (any, error) {
 		return nil, errNoRoute

@@ -108,6 +108,16 @@ func TestAPI(t *testing.T) {
 		{"engine-down-past-the-deadline", "GET", "/api/v1/runs/" + unanswered, "", 503, ""},
 		{"queue-rm-bad-id", "DELETE", "/api/v1/queue/f1?repo=/src/app", "", 400, ""},
 		{"no-endpoint", "GET", "/api/v1/nothing", "", 404, ""},
+		{"supervisor", "GET", "/api/v1/supervisor?repo=/src/app", "", 200, ""},
+		{"supervisor-none", "GET", "/api/v1/supervisor?repo=/src/other", "", 404, ""},
+		{"supervisor-pause", "POST", "/api/v1/supervisors/pause", `{"repo": "/src/app"}`, 200, "supervisor pause /src/app"},
+		{"supervisor-resume", "POST", "/api/v1/supervisors/resume", `{"repo": "/src/app"}`, 200, "supervisor resume /src/app"},
+		{"queue-approve", "POST", "/api/v1/queue/q1/approve", `{"repo": "/src/app"}`, 200, "queue approve /src/app q1"},
+		{"queue-approve-refused", "POST", "/api/v1/queue/q7/approve", `{"repo": "/src/app"}`, 409, "queue approve /src/app q7"},
+		{"loops", "GET", "/api/v1/loops", "", 200, ""},
+		{"tasks", "GET", "/api/v1/tasks", "", 200, ""},
+		{"start-with-budget", "POST", "/api/v1/runs", `{"repo": "/src/app", "goal": "Add a CSV export", "budget_time": "8h", "budget_spend": 5}`, 200, `start /src/app "Add a CSV export"  8h0m0s $5.00`},
+		{"start-bad-budget", "POST", "/api/v1/runs", `{"repo": "/src/app", "goal": "x", "budget_time": "soon"}`, 400, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
