@@ -28,8 +28,10 @@ func newListCmd(a *app, runF func(context.Context, *listOptions) error) *cobra.C
 		Short: "List runs, newest first",
 		Long: `List the engine's runs, newest first, with status (running, completed,
 failed, blocked, cancelled), attempts (over all features of a planned run),
-cost and goal. --json prints an array
-of {run_id, status, goal, repo, branch, attempts, cost, started_at}.`,
+cost and goal; then the loops (` + "`horizon loop`" + `) and background tasks
+(` + "`horizon task run`" + `) with theirs, when there are any and no filter is
+given. --json prints the runs only, an array of {run_id, status, goal, repo,
+branch, attempts, cost, started_at}.`,
 		Args: noArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -74,15 +76,48 @@ func listRun(ctx context.Context, o *listOptions) error {
 		}
 		if len(runs) == 0 {
 			fmt.Fprintln(a.out, noRuns(o.status, req.Repo))
-			return nil
+		} else {
+			tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "RUN\tSTATUS\tATTEMPTS\tCOST\tSTARTED\tGOAL")
+			for _, r := range runs {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t$%.4f\t%s\t%s\n", r.RunID, r.Status, r.Attempts, r.Cost, r.StartedAt.Local().Format("Jan 02 15:04"), oneLine(r.Goal, 60))
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
 		}
-		tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "RUN\tSTATUS\tATTEMPTS\tCOST\tSTARTED\tGOAL")
-		for _, r := range runs {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t$%.4f\t%s\t%s\n", r.RunID, r.Status, r.Attempts, r.Cost, r.StartedAt.Local().Format("Jan 02 15:04"), oneLine(r.Goal, 60))
+		if o.status != "" || o.here {
+			return nil // loops and tasks have neither a run's status nor a filter by repository
 		}
-		return tw.Flush()
+		return listLoopsAndTasks(ctx, a, h)
 	})
+}
+
+// listLoopsAndTasks prints the loops and background tasks under the runs,
+// each with its status; nothing when there are none.
+func listLoopsAndTasks(ctx context.Context, a *app, h *core.App) error {
+	loops, err := h.LoopRows(ctx)
+	if err != nil {
+		return err
+	}
+	tasks, err := h.TaskRows(ctx)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
+	if len(loops) > 0 {
+		fmt.Fprintln(tw, "\nLOOP\tSTATUS\tROLE\tACTIVATIONS\tCOST\tSTARTED")
+		for _, l := range loops {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t$%.4f\t%s\n", l.Loop, l.Status, orDash(l.Role), l.Activations, l.Cost, l.StartedAt.Local().Format("Jan 02 15:04"))
+		}
+	}
+	if len(tasks) > 0 {
+		fmt.Fprintln(tw, "\nTASK\tSTATUS\tSPECIALIST\tPROMPT")
+		for _, t := range tasks {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.ID, t.Status, t.Specialist, oneLine(t.Prompt, 60))
+		}
+	}
+	return tw.Flush()
 }
 
 // noRuns says that no run matched, and which: "no runs yet" only when

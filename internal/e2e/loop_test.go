@@ -131,6 +131,11 @@ func TestLoop(t *testing.T) {
 		require.NotContains(t, byRule["a4"][0].LastUser, "Checkpoint", "one compaction, one checkpoint")
 
 		recordHistory(t, w, res.Loop, "loop-compacted-satisfied.json")
+
+		// horizon list shows the loop beside the runs, with its status.
+		out, code := w.stdout("list")
+		require.Equal(t, 0, code, out)
+		require.Regexp(t, `(?m)^`+res.Loop+`\s+satisfied\s`, out)
 	})
 
 	t.Run("always continue: limit reached", func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 	sdkpb "go.temporal.io/api/sdk/v1"
 	"go.temporal.io/sdk/client"
@@ -163,14 +164,29 @@ func TestOutageProviderAwayWaits(t *testing.T) {
 	require.WithinDuration(t, down, last.Since, 30*time.Second, "since stays at the outage's start")
 	require.GreaterOrEqual(t, len(ow.seen)*10, ow.polls*9, "status read waiting nearly all the outage")
 
-	text, code := w.run(t.Context(), "status", id)
-	require.Equal(t, 0, code, text)
-	require.Regexp(t, `waiting\s+model provider unreachable since \d\d:\d\d:\d\d \(\d+ tries`, text)
+	st, code := w.run(t.Context(), "status", id)
+	require.Equal(t, 0, code, st)
+	require.Regexp(t, `waiting\s+model provider unreachable since \d\d:\d\d:\d\d \(\d+ tries`, st)
 
 	// The Web UI's Markdown: the workflow heard its session say it waits.
 	t.Logf("Markdown had the waiting line in %d of %d polls that read an outage; last:\n%s", ow.mdWaiting, len(ow.markdown), ow.markdown[len(ow.markdown)-1])
 	require.Regexp(t, `\*\*waiting\*\* model provider unreachable since \d\d:\d\d:\d\d \(\d+ tr(y|ies)[^)]*\): \S`, ow.markdown[len(ow.markdown)-1])
 	require.GreaterOrEqual(t, ow.mdWaiting*10, len(ow.markdown)*8, "the Markdown said waiting most of the outage")
+
+	// The dashboard's run page says the same, at a desk's and a phone's
+	// width, with nothing empty or in error on it.
+	srv := startWeb(t, w)
+	bctx := browser(t)
+	require.NoError(t, chromedp.Do(bctx, chromedp.Navigate("about:blank")))
+	tctx, cancel := context.WithTimeout(bctx, 2*time.Minute)
+	defer cancel()
+	require.NoError(t, chromedp.Do(tctx,
+		chromedp.Navigate(srv.URL+"#token="+srv.Token),
+		chromedp.Navigate(srv.URL+"#run="+id),
+		visible(`#run-outage`)))
+	require.Contains(t, text(t, tctx, "#run-outage"), "model provider unreachable")
+	shootAt(t, tctx, 1400, "run-outage")
+	shootAt(t, tctx, 600, "run-outage")
 
 	require.NoError(t, w.model.Up())
 	finishedOnce(t, w, id, repo, head)

@@ -142,3 +142,46 @@ func TestWebDashboardRunsTheDay(t *testing.T) {
 		return code == 0 && strings.Contains(out, `"status": "stopped"`)
 	})
 }
+
+// A run the spend ceiling paused: its page (#run=ID) says it waits on the
+// ceiling, and raising it there lets the run finish. The waiting and the
+// completed page are shot at a desk's and a phone's width, with nothing
+// empty or in error on them.
+func TestWebDashboardRaisesACeiling(t *testing.T) {
+	needsE2E(t)
+	w := newWorld(t, demoScript(t))
+	w.env = append(w.env, "HORIZON_SPEND_CEILING=0.005") // the first attempt alone costs more
+	repo, _ := fixture(t)
+	out, code := w.stdout("start", "--detach", "--repo", repo, "--model", demo.Model, goal)
+	require.Equal(t, 0, code, out)
+	id := strings.TrimSpace(out)
+	w.waitStatus(id, 2*time.Minute, func(s horizon.RunState) bool { return s.Phase == horizon.PhasePaused })
+
+	srv := startWeb(t, w)
+	ctx := browser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("about:blank")))
+	tctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
+	defer cancel()
+	answerDialogs(tctx, "1") // the prompt for the new ceiling: $1
+	require.NoError(t, chromedp.Do(tctx,
+		chromedp.Navigate(srv.URL+"#token="+srv.Token),
+		chromedp.Navigate(srv.URL+"#run="+id),
+		visible(`#run-ceiling`),
+		visible(`#run-actions button[data-action="ceiling"]`),
+		visible(`#chart-spend svg`),
+	))
+	require.Contains(t, text(t, tctx, "#run-ceiling"), "ceiling")
+	require.Contains(t, text(t, tctx, "#run-id"), id, "the page is the run's")
+	shootAt(t, tctx, 1400, "run-paused")
+	shootAt(t, tctx, 600, "run-paused")
+	require.Equal(t, horizon.PhasePaused, w.status(id).Phase, "loading the page raises nothing")
+
+	click(t, tctx, `#run-actions button[data-action="ceiling"]`)
+	final := w.waitStatus(id, 2*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() })
+	require.Equal(t, horizon.StatusCompleted, final.Status, final.Reason)
+	require.Equal(t, 1.0, final.Ceiling, "the ceiling the page was given")
+	require.NoError(t, chromedp.Do(tctx, visible(`#run-status.completed`)))
+	require.NotContains(t, text(t, tctx, "#run-summary"), "no worker answered")
+	shootAt(t, tctx, 1400, "run-completed")
+	shootAt(t, tctx, 600, "run-completed")
+}
