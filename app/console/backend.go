@@ -39,6 +39,11 @@ type Backend interface {
 	AllSupervisors(ctx context.Context) ([]horizon.SupervisorState, error)
 	// ApproveQueued lets a supervisor's queued plan run in its turn.
 	ApproveQueued(ctx context.Context, req core.ApproveQueuedRequest) (*horizon.SupervisorState, error)
+
+	// LoopRows and TaskRows list the loops and background tasks, which
+	// the console shows beside the runs.
+	LoopRows(ctx context.Context) ([]core.LoopRow, error)
+	TaskRows(ctx context.Context) ([]core.TaskMeta, error)
 }
 
 // The core's App is the console's Backend.

@@ -99,6 +99,8 @@ type fake struct {
 	rows   []RunRow
 	states map[string]*horizon.RunState
 	sups   []horizon.SupervisorState
+	loops  []core.LoopRow
+	tasks  []core.TaskMeta
 	calls  []string
 	refuse error // every verb answers this when set
 }
@@ -170,6 +172,9 @@ func (f *fake) Resume(_ context.Context, id string) (*horizon.RunState, error) {
 func (f *fake) Cancel(_ context.Context, id string) error { return f.record("cancel %s", id) }
 
 func (f *fake) AllSupervisors(context.Context) ([]horizon.SupervisorState, error) { return f.sups, nil }
+
+func (f *fake) LoopRows(context.Context) ([]core.LoopRow, error)  { return f.loops, nil }
+func (f *fake) TaskRows(context.Context) ([]core.TaskMeta, error) { return f.tasks, nil }
 
 func (f *fake) ApproveQueued(_ context.Context, req core.ApproveQueuedRequest) (*horizon.SupervisorState, error) {
 	return nil, f.record("approve queued %s entry=%s", req.Supervisor, req.Entry)

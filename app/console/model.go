@@ -105,6 +105,8 @@ type Model struct {
 
 	rows     []RunRow
 	sups     []horizon.SupervisorState // the running supervisors, for their queued plans' approvals
+	loops    []core.LoopRow            // shown beside the runs
+	tasks    []core.TaskMeta
 	states   map[string]*cached
 	reading  map[string]bool // reads in flight
 	listing  bool
@@ -138,6 +140,8 @@ type (
 		err    error
 		sups   []horizon.SupervisorState
 		supErr error
+		loops  []core.LoopRow
+		tasks  []core.TaskMeta
 		at     time.Time
 	}
 	runMsg struct {
@@ -170,7 +174,9 @@ func (m Model) list() tea.Cmd {
 		defer cancel()
 		rows, err := listRuns(c, b)
 		sups, supErr := b.AllSupervisors(c)
-		return listMsg{rows: rows, err: err, sups: sups, supErr: supErr, at: time.Now()}
+		loops, _ := b.LoopRows(c) // what cannot be read is not shown; the runs are what matter
+		tasks, _ := b.TaskRows(c)
+		return listMsg{rows: rows, err: err, sups: sups, supErr: supErr, loops: loops, tasks: tasks, at: time.Now()}
 	}
 }
 
@@ -249,6 +255,7 @@ func (m Model) listed(msg listMsg) (tea.Model, tea.Cmd) {
 		// A failed read keeps the last: the queued plans did not go away.
 		m.sups = msg.sups
 	}
+	m.loops, m.tasks = msg.loops, msg.tasks
 	selected := m.selectedID()
 	m.rows = orderRows(msg.rows)
 	m.runSel = 0

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
+	"github.com/horizon/horizon/app/core"
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/horizon/textio"
 )
@@ -42,6 +44,9 @@ func Print(ctx context.Context, w io.Writer, b Backend) error {
 		return err
 	}
 	writeRuns(w, rows, states)
+	loops, _ := b.LoopRows(ctx)
+	tasks, _ := b.TaskRows(ctx)
+	writeLoopsAndTasks(w, loops, tasks)
 	writeNeeds(w, Needs(rows, states, sups))
 	fmt.Fprintf(w, "\nRUN %s\n", rows[0].ID)
 	for _, l := range detailLines(rows[0], details[rows[0].ID], false) {
@@ -69,4 +74,50 @@ func writeNeeds(w io.Writer, needs []Need) {
 	for _, n := range needs {
 		fmt.Fprintf(w, "  %-8s %s  %s\n           %s\n", n.Kind, n.RunID, n.What, n.Command)
 	}
+}
+
+// writeLoopsAndTasks lists the loops and tasks under the runs, each with
+// its status; nothing when there are none.
+func writeLoopsAndTasks(w io.Writer, loops []core.LoopRow, tasks []core.TaskMeta) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if len(loops) > 0 {
+		fmt.Fprintln(tw, "\nLOOP\tSTATUS\tROLE\tACTIVATIONS\tCOST")
+		for _, l := range loops {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t$%.4f\n", l.Loop, l.Status, dash(l.Role), l.Activations, l.Cost)
+		}
+	}
+	if len(tasks) > 0 {
+		fmt.Fprintln(tw, "\nTASK\tSTATUS\tSPECIALIST\tPROMPT")
+		for _, t := range tasks {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.ID, t.Status, t.Specialist, textio.Runes(oneLine(t.Prompt), 60))
+		}
+	}
+	tw.Flush()
+}
+
+// goingOn counts the loops and tasks still running, for the header: "1
+// loop running", "2 loops, 1 task running"; "" when none runs.
+func goingOn(loops []core.LoopRow, tasks []core.TaskMeta) string {
+	nl, nt := 0, 0
+	for _, l := range loops {
+		if l.Status == horizon.LoopRunning {
+			nl++
+		}
+	}
+	for _, t := range tasks {
+		if t.Status == core.TaskRunning {
+			nt++
+		}
+	}
+	var parts []string
+	if nl > 0 {
+		parts = append(parts, horizon.Plural(nl, "loop"))
+	}
+	if nt > 0 {
+		parts = append(parts, horizon.Plural(nt, "task"))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, ", ") + " running"
 }

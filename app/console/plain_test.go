@@ -60,3 +60,23 @@ func TestPrintQueuedPlan(t *testing.T) {
 		})
 	}
 }
+
+// Loops and tasks show beside the runs: the running ones counted in the
+// console's header, each with its status in the printed console.
+func TestLoopsAndTasksBesideRuns(t *testing.T) {
+	f := newFake()
+	f.loops = []core.LoopRow{
+		{LoopResult: core.LoopResult{Loop: "loop-20260303-100000-aaaaaa", Status: horizon.LoopRunning, Role: "build", Activations: 2, Cost: 0.01}},
+		{LoopResult: core.LoopResult{Loop: "loop-20260302-100000-bbbbbb", Status: horizon.LoopSatisfied, Role: "build", Activations: 4}},
+	}
+	f.tasks = []core.TaskMeta{{ID: "20260303-110000-cccccc", Specialist: "explorer", Status: core.TaskRunning, Prompt: "where is the parser?"}}
+
+	var out bytes.Buffer
+	require.NoError(t, Print(context.Background(), &out, f))
+	require.Regexp(t, `(?m)^loop-20260303-100000-aaaaaa\s+running\s+build\s+2\s+\$0\.0100$`, out.String())
+	require.Regexp(t, `(?m)^loop-20260302-100000-bbbbbb\s+satisfied\s`, out.String())
+	require.Regexp(t, `(?m)^20260303-110000-cccccc\s+running\s+explorer\s+where is the parser\?$`, out.String())
+
+	require.Equal(t, "1 loop, 1 task running", goingOn(f.loops, f.tasks))
+	require.Equal(t, "", goingOn(f.loops[1:], nil), "nothing running, nothing said")
+}

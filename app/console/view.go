@@ -130,6 +130,9 @@ func (m Model) style(st func(lipgloss.Style, string) string, text string, l line
 
 func (m Model) header(needs int) string {
 	h := fmt.Sprintf("horizon console · %s · %d need you", horizon.Plural(len(m.rows), "run"), needs)
+	if going := goingOn(m.loops, m.tasks); going != "" {
+		h += " · " + going
+	}
 	switch {
 	case m.listErr != nil:
 		h += " · engine: " + oneLine(m.listErr.Error())

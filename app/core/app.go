@@ -469,3 +469,6 @@ func (a *App) ReportNow(ctx context.Context) (*Report, error) {
 	}
 	return a.Report(ctx, out.Date)
 }
+
+// TaskRunning is the status of a task at work.
+const TaskRunning = activities.TaskRunning
