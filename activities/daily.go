@@ -109,6 +109,7 @@ func (a *Activities) reportRepos(ctx context.Context, runs []horizon.RunState, s
 		i := index(s.Repo)
 		repos[i].Records, repos[i].Queue = s.Items, s.Queue
 		repos[i].Approvals = s.AwaitingApproval()
+		repos[i].Outage = s.Outage
 		text, err := a.ReadRoadmap(ctx, RoadmapInput{Repo: s.Repo, Base: s.Base, Path: s.Roadmap})
 		if err != nil || !text.Found {
 			continue

@@ -68,6 +68,11 @@ type Supervisor struct {
 	// within a day, and never more than one (overlapping actions are
 	// skipped).
 	CatchupWindow time.Duration `mapstructure:"catchup_window"`
+	// DecomposeTimeout bounds one decomposition of a roadmap item by the
+	// lead: a lead with no plan by then (its model unreachable, say) is
+	// cancelled and the item counts as a failed decomposition, tried
+	// again after the backoff (run.stall_backoff).
+	DecomposeTimeout time.Duration `mapstructure:"decompose_timeout"`
 	// Autonomy is the level of the runs the supervisor starts, unless a
 	// queue entry sets its own; empty means run.autonomy.
 	Autonomy horizon.Autonomy `mapstructure:"autonomy"`

@@ -156,6 +156,7 @@ func defaults() map[string]any {
 		"supervisor.decompose_ahead":               2,
 		"supervisor.stall_attempts":                6,
 		"supervisor.catchup_window":                "24h",
+		"supervisor.decompose_timeout":             "2h",
 		"supervisor.autonomy":                      "",
 		"notify.webhook":                           "",
 		"notify.webhook_headers":                   []string{},

@@ -5,6 +5,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // validateSupervisor checks the supervisor.* keys, reporting each through
@@ -32,10 +33,17 @@ func (c *Config) validateSupervisor(bad func(key, format string, args ...any)) {
 	if s.CatchupWindow < MinCatchupWindow {
 		bad("supervisor.catchup_window", "%s: must be at least %s (how late a missed nightly decomposition or daily pass may still run), e.g. 24h", s.CatchupWindow, MinCatchupWindow)
 	}
+	if s.DecomposeTimeout < MinDecomposeTimeout {
+		bad("supervisor.decompose_timeout", "%s: must be at least %s (how long the lead may take to decompose a roadmap item), e.g. 2h", s.DecomposeTimeout, MinDecomposeTimeout)
+	}
 	if !s.Autonomy.Valid() {
 		bad("supervisor.autonomy", "%q: use full, semi or supervised, or leave it unset to use run.autonomy", s.Autonomy)
 	}
 }
+
+// MinDecomposeTimeout is the shortest supervisor.decompose_timeout: the
+// lead's planning session takes minutes even when all goes well.
+const MinDecomposeTimeout = time.Minute
 
 // cleanRoadmapPath checks that p names a file inside the repository, as
 // a slash-separated relative path (it is read from a git commit, not the

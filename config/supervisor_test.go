@@ -24,9 +24,24 @@ func TestSupervisorDefaults(t *testing.T) {
 		StallAttempts:  6,
 		CatchupWindow:  24 * time.Hour,
 		Autonomy:       horizon.AutonomyFull,
+		// A decomposition the lead has not finished in two hours is
+		// cancelled and counts as failed.
+		DecomposeTimeout: 2 * time.Hour,
 	}, c.Supervisor)
 	require.Contains(t, Keys(), "supervisor.catchup_window")
 	require.Equal(t, "24h0m0s", c.Settings()["supervisor.catchup_window"])
+	require.Contains(t, Keys(), "supervisor.decompose_timeout")
+	require.Equal(t, "2h0m0s", c.Settings()["supervisor.decompose_timeout"])
+}
+
+// supervisor.decompose_timeout is set like any key: here by its
+// environment variable.
+func TestSupervisorDecomposeTimeoutFromEnv(t *testing.T) {
+	isolate(t)
+	t.Setenv("HORIZON_SUPERVISOR_DECOMPOSE_TIMEOUT", "45m")
+	c, err := Load(Options{UserFile: "-none-"})
+	require.NoError(t, err)
+	require.Equal(t, 45*time.Minute, c.Supervisor.DecomposeTimeout)
 }
 
 // supervisor.autonomy follows run.autonomy unless set itself, at every
@@ -98,6 +113,7 @@ func TestSupervisorBadInput(t *testing.T) {
 		{"stall at one attempt", "", map[string]string{"HORIZON_SUPERVISOR_STALL_ATTEMPTS": "1"}, []string{"supervisor.stall_attempts", "at least 2"}},
 		{"short catch-up", "", map[string]string{"HORIZON_SUPERVISOR_CATCHUP_WINDOW": "1s"}, []string{"supervisor.catchup_window", "at least 10s"}},
 		{"bad catch-up", "", map[string]string{"HORIZON_SUPERVISOR_CATCHUP_WINDOW": "a day"}, []string{"HORIZON_SUPERVISOR_CATCHUP_WINDOW", "supervisor.catchup_window"}},
+		{"short decomposition", "", map[string]string{"HORIZON_SUPERVISOR_DECOMPOSE_TIMEOUT": "30s"}, []string{"HORIZON_SUPERVISOR_DECOMPOSE_TIMEOUT", "supervisor.decompose_timeout", "at least 1m0s"}},
 		{"bad autonomy", "", map[string]string{"HORIZON_SUPERVISOR_AUTONOMY": "yolo"}, []string{"HORIZON_SUPERVISOR_AUTONOMY", "supervisor.autonomy", "run.autonomy"}},
 	}
 	for _, tt := range tests {

@@ -49,6 +49,9 @@ type RepoInput struct {
 	// Approvals are the queued plans the supervisor holds for a person's
 	// approval (SupervisorState.AwaitingApproval).
 	Approvals []QueueEntry `json:"approvals,omitempty"`
+	// Outage is what the supervisor's decomposition waits out
+	// (SupervisorState.Outage), nil when none.
+	Outage *Outage `json:"outage,omitempty"`
 }
 
 // DailyReport is the daily pass's report; it is also the JSON file.
@@ -108,6 +111,7 @@ const (
 	WaitPaused   WaitKind = "paused"   // held by `horizon pause`
 	WaitCeiling  WaitKind = "ceiling"  // paused at a spend ceiling
 	WaitRoadmap  WaitKind = "roadmap"  // the roadmap has a syntax error, or an item could not be decomposed
+	WaitOutage   WaitKind = "outage"   // the supervisor's decomposition waits out an outage (the lead's model unreachable)
 )
 
 // Waiting is something that goes on only when a person acts.
@@ -208,6 +212,10 @@ func BuildReport(in ReportInput) DailyReport {
 		for _, e := range ri.Approvals {
 			what, command := PlanApproval(ri.Repo, e)
 			rr.Waiting = append(rr.Waiting, Waiting{Kind: WaitApproval, Feature: e.ID, What: what, Command: command})
+		}
+		if o := ri.Outage; o != nil {
+			rr.Waiting = append(rr.Waiting, Waiting{Kind: WaitOutage, What: "the supervisor waits out an outage: " + o.Line() +
+				"; it goes on by itself once that is back, and a decomposition with no plan by supervisor.decompose_timeout is cancelled and tried again later"})
 		}
 		rr.Roadmap, rr.Waiting = roadmapRef(ri, rr.Waiting)
 		r.Repos = append(r.Repos, rr)

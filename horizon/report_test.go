@@ -158,6 +158,24 @@ func TestBuildReportFirstPassAndEmpty(t *testing.T) {
 	require.Contains(t, string(js), `"repos":[]`)
 }
 
+// A supervisor whose decomposition waits out an outage (the lead's model
+// unreachable): the report lists it under what waits, in the outage's
+// own line, as `horizon supervisor status` shows it.
+func TestBuildReportSupervisorOutage(t *testing.T) {
+	since := at(500)
+	o := &Outage{On: "model provider unreachable", Activity: "AgentSession", Feature: "decomposition of dates",
+		Since: since, Tries: 4, LastError: "503 Service Unavailable"}
+	r := BuildReport(ReportInput{Until: at(600), Repos: []RepoInput{{Repo: "/src/app", Runs: []RunState{}, Outage: o}}})
+	require.Len(t, r.Repos, 1)
+	require.Len(t, r.Repos[0].Waiting, 1)
+	w := r.Repos[0].Waiting[0]
+	require.Equal(t, WaitOutage, w.Kind)
+	require.Contains(t, w.What, "model provider unreachable (decomposition of dates) since "+since.Format("15:04:05")+" (4 tries): 503 Service Unavailable")
+	require.Contains(t, w.What, "supervisor.decompose_timeout")
+	require.Contains(t, r.Markdown(), "- **outage**: the supervisor waits out an outage: model provider unreachable (decomposition of dates)")
+	require.Empty(t, BuildReport(ReportInput{Until: at(600), Repos: []RepoInput{{Repo: "/src/app", Runs: []RunState{}}}}).Repos[0].Waiting)
+}
+
 // Each section writer has its golden file; so do the whole report and
 // its JSON.
 func TestReportGolden(t *testing.T) {

@@ -96,6 +96,12 @@ type SupervisorState struct {
 	// the reader from the engine's pending activities): a failure the
 	// workflow has not seen yet, shown so that nobody waits on it blind.
 	Retrying string `json:"retrying,omitempty"`
+	// Outage is what the supervisor's decomposition in flight waits out
+	// (the lead's model unreachable, say), read by the reader from the
+	// engine's pending PlanWorkflow child as a run's outage is read: the
+	// workflow cannot see its child's retries. Feature names the
+	// decomposition ("decomposition of r1").
+	Outage *Outage `json:"outage,omitempty"`
 }
 
 // SupervisorBlocker is a typed blocker of the supervisor itself: a branch

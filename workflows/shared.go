@@ -202,6 +202,14 @@ const (
 	// changeRunKinds has a supervisor start its runs as
 	// PlannedRunWorkflow rather than RunWorkflow.
 	changeRunKinds = "run-kind-types"
+	// changeDecomposeAside has a supervisor decompose a roadmap item beside
+	// its loop (queued goals start, run status signals and updates are
+	// handled meanwhile) under a deadline (SupervisorInput.DecomposeTimeout).
+	changeDecomposeAside = "supervisor-decompose-aside"
+	// changeStopEnds has a supervisor's stop update cancel a decomposition
+	// in flight and answer once the supervisor has ended (or say what it
+	// still waits for).
+	changeStopEnds = "supervisor-stop-ends"
 )
 
 // Approve is the argument of UpdateApprove.

@@ -31,6 +31,10 @@ type SupervisorInput struct {
 	// Poll is how often an idle supervisor reads the roadmap again, and
 	// how often a merge conflict is retried (default 10 minutes).
 	Poll time.Duration
+	// DecomposeTimeout bounds one decomposition (the lead's PlanWorkflow
+	// child): past it the child is cancelled and the item counts as a
+	// failed decomposition (supervisor.decompose_timeout, default 2h).
+	DecomposeTimeout time.Duration
 	// Run is the template of every run: models, limits, ceilings, queues,
 	// budgets. RunID, Goal, Repo, BaseRef, BaseCommit and Plan are set
 	// per run.
@@ -63,6 +67,16 @@ type QueueMove struct {
 
 const (
 	defaultSupervisorPoll = 10 * time.Minute
+	// defaultDecomposeTimeout is SupervisorInput.DecomposeTimeout's
+	// default: a lead that has no plan in two hours waits on something
+	// (an unreachable model) that the next try may not.
+	defaultDecomposeTimeout = 2 * time.Hour
+	// stopGrace is how long a stopping supervisor waits for a cancelled
+	// decomposition to end before it ends itself (the engine then
+	// terminates the child); stopAnswer how long the stop update waits
+	// for the supervisor to end before it says what it still waits for.
+	stopGrace  = 20 * time.Second
+	stopAnswer = 30 * time.Second
 	// supervisorLoops bounds one history's turns of the loop when
 	// Temporal does not suggest continuing as new first.
 	supervisorLoops = 500
@@ -82,6 +96,30 @@ type supervisor struct {
 	statuses []RunStatusSignal
 	stopping bool
 	loops    int
+	// decomp is the decomposition in flight (nil: none); aside says
+	// decompositions run beside the loop now (changeDecomposeAside), and
+	// asideErr is what ended them with an error the loop must return.
+	decomp   *decomposition
+	aside    bool
+	asideErr error
+	// stopEnds: the stop update cancels a decomposition and waits for the
+	// end (changeStopEnds); ended: the loop is done.
+	stopEnds bool
+	ended    bool
+	// doing is the step the loop waits on (an activity's summary, a run's
+	// start), for a stop's answer; "" when it waits on nothing.
+	doing string
+}
+
+// decomposition is the lead's decomposition of one roadmap item in
+// flight: its PlanWorkflow child, since when, and how it was cut short.
+type decomposition struct {
+	item, title, planID string
+	since, deadline     time.Time
+	cancel              workflow.CancelFunc
+	// stopped: cancelled by `horizon supervisor stop`; timedOut: by its
+	// deadline.
+	stopped, timedOut bool
 }
 
 // SupervisorWorkflow supervises one repository until `horizon supervisor
@@ -103,6 +141,9 @@ func newSupervisor(ctx workflow.Context, in SupervisorInput) (*supervisor, error
 	}
 	if in.Poll <= 0 {
 		in.Poll = defaultSupervisorPoll
+	}
+	if in.DecomposeTimeout <= 0 {
+		in.DecomposeTimeout = defaultDecomposeTimeout
 	}
 	s := &supervisor{in: in}
 	if in.Carry != nil {
@@ -128,18 +169,21 @@ func (s *supervisor) run(ctx workflow.Context) (*horizon.SupervisorState, error)
 	}
 	for {
 		s.loops++
+		if s.asideErr != nil {
+			return nil, s.asideErr
+		}
 		if err := s.handleStatuses(ctx); err != nil {
 			return nil, err
 		}
 		switch {
 		case s.stopping:
-			s.st.Status = horizon.SupervisorStopped
-			s.publish(ctx)
-			return &s.st, nil
+			return s.stop(ctx), nil
 		case s.st.Status == horizon.SupervisorPaused:
 			s.wait(ctx, "paused; `horizon supervisor resume` lets it go on", 0)
 			continue
-		case s.continueSuggested(ctx):
+		case !s.aside && s.continueSuggested(ctx):
+			// Never with a decomposition in flight: the child would be
+			// terminated with this history.
 			return nil, s.continueAsNew(ctx)
 		}
 		if s.st.ActiveRuns() < s.in.MaxActiveRuns {
@@ -149,6 +193,11 @@ func (s *supervisor) run(ctx workflow.Context) (*horizon.SupervisorState, error)
 				}
 				continue
 			}
+		}
+		if s.aside {
+			// One decomposition at a time; the loop goes on beside it.
+			s.wait(ctx, s.idleReason(), s.in.Poll)
+			continue
 		}
 		if ahead := s.decomposeWanted(); ahead > 0 {
 			if wait := s.decomposeBackoff(ctx); wait > 0 {
@@ -167,6 +216,36 @@ func (s *supervisor) run(ctx workflow.Context) (*horizon.SupervisorState, error)
 		}
 		s.wait(ctx, s.idleReason(), s.in.Poll)
 	}
+}
+
+// stop ends the supervisor: a decomposition beside the loop was
+// cancelled by the stop (decompose) and is given stopGrace to end; then
+// the supervisor is stopped and ends once every handler (the stop update
+// waiting for this end) has finished. Runs it started go on.
+func (s *supervisor) stop(ctx workflow.Context) *horizon.SupervisorState {
+	if s.aside {
+		_, _ = workflow.AwaitWithTimeout(ctx, stopGrace, func() bool { return !s.aside })
+	}
+	s.st.Status = horizon.SupervisorStopped
+	s.st.Waiting, s.st.WaitingSince = "", time.Time{}
+	s.ended = true
+	s.publish(ctx)
+	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	return &s.st
+}
+
+// stopWaitsFor says what a stopping supervisor still waits for before it
+// ends ("" when nothing).
+func (s *supervisor) stopWaitsFor() string {
+	switch {
+	case s.ended:
+		return ""
+	case s.decomp != nil:
+		return fmt.Sprintf("the cancelled decomposition of %s (workflow %s) to end", s.decomp.item, s.decomp.planID)
+	case s.doing != "":
+		return s.doing + " to finish"
+	}
+	return "its loop to take up the stop"
 }
 
 // decomposeWanted is how many items to have decomposed now: the nightly
@@ -193,6 +272,10 @@ func (s *supervisor) idleReason() string {
 			ids = append(ids, e.ID)
 		}
 		return fmt.Sprintf("plans wait for approval: %s (`horizon approve --repo %s ID`)", strings.Join(ids, ", "), s.st.Repo)
+	case s.decomp != nil:
+		d := s.decomp
+		return fmt.Sprintf("the lead decomposes %s (%s) since %s; it is cancelled at %s if it has no plan by then (supervisor.decompose_timeout); queued goals start meanwhile",
+			d.item, d.title, d.since.UTC().Format("15:04:05 UTC"), d.deadline.UTC().Format("15:04:05 UTC"))
 	case s.st.ActiveRuns() > 0:
 		return "a run is in progress"
 	}
@@ -262,6 +345,8 @@ func (s *supervisor) publish(ctx workflow.Context) {
 
 // activity runs one activity with options.
 func (s *supervisor) activity(ctx workflow.Context, opts workflow.ActivityOptions, fn, in, out any) error {
+	s.doing = opts.Summary
+	defer func() { s.doing = "" }()
 	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), fn, in).Get(ctx, out)
 }
 
@@ -418,7 +503,10 @@ func (s *supervisor) startRun(ctx workflow.Context, e horizon.QueueEntry) error 
 	}
 	child := workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, opts), typ, arg)
 	var started workflow.Execution
-	if err := child.GetChildWorkflowExecution().Get(ctx, &started); err != nil {
+	s.doing = "the start of run " + runID
+	err := child.GetChildWorkflowExecution().Get(ctx, &started)
+	s.doing = ""
+	if err != nil {
 		return fmt.Errorf("start run %s of %s: %w", runID, e.ID, err)
 	}
 	// The run tells its status changes (SignalRunStatus); in this history
@@ -570,36 +658,102 @@ func (s *supervisor) decomposeAhead(ctx workflow.Context, ahead int) (int, error
 	}
 	s.st.RoadmapError = ""
 	items := horizon.NextToDecompose(rm, s.st.Items, s.st.Queue, ahead)
+	if len(items) > 0 && workflow.GetVersion(ctx, changeDecomposeAside, workflow.DefaultVersion, 1) >= 1 {
+		s.decomposeAside(ctx, items)
+		return len(items), nil
+	}
 	for _, it := range items {
-		if err := s.decompose(ctx, it); err != nil {
+		if s.stopping && s.stopEnds {
+			break // cancelled by the stop: take up no more
+		}
+		if err := s.decompose(ctx, it, false); err != nil {
 			return 0, err
 		}
 	}
 	return len(items), nil
 }
 
+// decomposeAside decomposes items one after the other beside the loop,
+// which meanwhile starts queued goals and handles what runs and people
+// say; the loop waits for it only to stop or continue as new.
+func (s *supervisor) decomposeAside(ctx workflow.Context, items []horizon.RoadmapItem) {
+	s.aside = true
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		defer func() {
+			s.aside = false
+			s.changed++
+		}()
+		for _, it := range items {
+			if s.stopping {
+				return
+			}
+			if err := s.decompose(ctx, it, true); err != nil {
+				s.asideErr = err
+				return
+			}
+			s.changed++
+		}
+	})
+}
+
 // decompose has the lead plan one roadmap item (PlanWorkflow as a child)
 // and queues the plan. The item is recorded as decomposing first, so it is
-// never decomposed twice.
-func (s *supervisor) decompose(ctx workflow.Context, it horizon.RoadmapItem) error {
+// never decomposed twice. A stop cancels the child (changeStopEnds);
+// beside the loop (aside) the child has DecomposeTimeout to plan, after
+// which it is cancelled and the item counts as a failed decomposition.
+func (s *supervisor) decompose(ctx workflow.Context, it horizon.RoadmapItem, aside bool) error {
 	s.recordItem(ctx, horizon.ItemRecord{Item: it.ID, Title: it.Title, Stage: horizon.StageDecomposing})
 	s.publish(ctx)
 	planID := fmt.Sprintf("%s.plan.%s", s.st.ID, it.ID)
-	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+	pctx, cancel := workflow.WithCancel(ctx)
+	cctx := workflow.WithChildOptions(pctx, workflow.ChildWorkflowOptions{
 		WorkflowID: planID, StaticSummary: "decompose · " + it.Title, WaitForCancellation: true,
 	})
+	d := &decomposition{item: it.ID, title: it.Title, planID: planID, since: workflow.Now(ctx), cancel: cancel}
+	s.decomp = d
+	defer func() { s.decomp = nil }()
 	var res PlanResult
-	err := workflow.ExecuteChildWorkflow(cctx, PlanWorkflowName, PlanInput{
+	child := workflow.ExecuteChildWorkflow(cctx, PlanWorkflowName, PlanInput{
 		RunID: planID, Goal: it.Goal(), Repo: s.st.Repo, BaseCommit: s.st.Tip,
 		Model: s.in.Run.Model, ModelsFile: s.in.Run.ModelsFile, Limits: s.in.Run.Limits,
 		// The lead's sessions take the paid queue and observe the day's
 		// ceiling (a decomposition is no run: the run ceiling is not its).
 		PaidQueue: s.in.Run.PaidQueue, Spend: SpendLimits{DayCeiling: s.in.Run.DayCeiling, ThrottleAt: s.in.Run.ThrottleAt},
-	}).Get(ctx, &res)
+	})
+	var deadline workflow.Future
+	if aside {
+		tctx, stopTimer := workflow.WithCancel(ctx)
+		defer stopTimer()
+		d.deadline = d.since.Add(s.in.DecomposeTimeout)
+		deadline = workflow.NewTimer(tctx, s.in.DecomposeTimeout)
+	}
+	// Get alone, as before, unless a stop or the deadline comes first.
+	_ = workflow.Await(ctx, func() bool {
+		return child.IsReady() || (s.stopping && (aside || s.stopEnds)) || (deadline != nil && deadline.IsReady())
+	})
+	switch {
+	case child.IsReady():
+	case s.stopping && (aside || s.stopEnds):
+		d.stopped = true
+		cancel()
+	case deadline != nil && deadline.IsReady():
+		d.timedOut = true
+		cancel()
+	}
+	err := child.Get(ctx, &res)
 	s.st.Decompositions++
 	if err != nil {
-		s.decomposeFailed(ctx)
-		s.recordItem(ctx, horizon.ItemRecord{Item: it.ID, Stage: horizon.StageBlocked, Reason: "decomposition failed: " + rootMessage(err)})
+		switch {
+		case d.stopped:
+			s.recordItem(ctx, horizon.ItemRecord{Item: it.ID, Stage: horizon.StageBlocked, Reason: "decomposition cancelled: the supervisor stopped"})
+		case d.timedOut:
+			s.decomposeFailed(ctx)
+			s.recordItem(ctx, horizon.ItemRecord{Item: it.ID, Stage: horizon.StageBlocked,
+				Reason: fmt.Sprintf("decomposition failed: the lead had no plan within %s (supervisor.decompose_timeout), so it was cancelled", s.in.DecomposeTimeout)})
+		default:
+			s.decomposeFailed(ctx)
+			s.recordItem(ctx, horizon.ItemRecord{Item: it.ID, Stage: horizon.StageBlocked, Reason: "decomposition failed: " + rootMessage(err)})
+		}
 		return nil
 	}
 	s.st.DecomposeFailures, s.st.DecomposeAfter = 0, time.Time{}

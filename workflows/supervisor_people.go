@@ -153,8 +153,23 @@ func (h people) resume(ctx workflow.Context) (*horizon.SupervisorState, error) {
 	return &h.s.st, nil
 }
 
+// stop ends the supervisor. It answers once the supervisor has ended
+// (a decomposition in flight is cancelled first), or after stopAnswer
+// with the state saying what the supervisor still waits for (Waiting:
+// "stopping: ..."), e.g. a gate on a merge. Histories from before
+// changeStopEnds answer at once, as they did.
 func (h people) stop(ctx workflow.Context) (*horizon.SupervisorState, error) {
-	h.s.stopping = true
-	h.s.changed++
-	return &h.s.st, nil
+	s := h.s
+	s.stopping = true
+	s.changed++
+	if workflow.GetVersion(ctx, changeStopEnds, workflow.DefaultVersion, 1) < 1 {
+		return &s.st, nil
+	}
+	s.stopEnds = true
+	if ok, _ := workflow.AwaitWithTimeout(ctx, stopAnswer, func() bool { return s.ended }); ok {
+		return &s.st, nil
+	}
+	st := s.st
+	st.Waiting, st.WaitingSince = "stopping: it waits for "+s.stopWaitsFor(), workflow.Now(ctx)
+	return &st, nil
 }

@@ -51,6 +51,11 @@ type repoWorld struct {
 	// planned records when each decomposition started.
 	planFails int
 	planned   []time.Time
+	// planHang holds each decomposition in turn that long before the lead
+	// answers (0: at once), as a lead whose model is unreachable does;
+	// cancelled lists the goals whose decomposition was cancelled.
+	planHang  []time.Duration
+	cancelled []string
 }
 
 func newRepoWorld(t *testing.T, roadmap string) *repoWorld {
@@ -84,6 +89,20 @@ func (w *repoWorld) fakeLegacyRun(ctx workflow.Context, in RunInput) (*horizon.R
 
 // fakePlan stands for PlanWorkflow: one milestone, one feature per goal.
 func (w *repoWorld) fakePlan(ctx workflow.Context, in PlanInput) (*PlanResult, error) {
+	w.mu.Lock()
+	var hang time.Duration
+	if len(w.planHang) > 0 {
+		hang, w.planHang = w.planHang[0], w.planHang[1:]
+	}
+	w.mu.Unlock()
+	if hang > 0 {
+		if err := workflow.Sleep(ctx, hang); err != nil {
+			w.mu.Lock()
+			w.cancelled = append(w.cancelled, in.Goal)
+			w.mu.Unlock()
+			return nil, err
+		}
+	}
 	if w.leadStep != "" {
 		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 			StartToCloseTimeout: time.Minute,

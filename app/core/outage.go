@@ -14,6 +14,7 @@ import (
 
 	"github.com/horizon/horizon/activities"
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/workflows"
 )
 
 // Outages. A run waits out infrastructure failures (the activities retry
@@ -54,6 +55,36 @@ func outage(ctx context.Context, c client.Client, pending []*workflowpb.PendingA
 		}
 	}
 	return found
+}
+
+// SupervisorOutage returns what a running supervisor (described as desc)
+// waits out in its decomposition in flight, its pending PlanWorkflow
+// child, or nil; Feature names the decomposition ("decomposition of r1").
+// The supervised runs, its other children, show their outages
+// themselves.
+func SupervisorOutage(ctx context.Context, c client.Client, desc *workflowservice.DescribeWorkflowExecutionResponse) *horizon.Outage {
+	if desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return nil
+	}
+	var plans []*workflowpb.PendingChildExecutionInfo
+	for _, ch := range desc.GetPendingChildren() {
+		if ch.GetWorkflowTypeName() == workflows.PlanWorkflowName {
+			plans = append(plans, ch)
+		}
+	}
+	if len(plans) == 0 {
+		return nil
+	}
+	o := outage(ctx, c, nil, plans, time.Now())
+	if o != nil {
+		o.Feature = "decomposition"
+		for _, ch := range plans {
+			if _, item, ok := strings.Cut(ch.GetWorkflowId(), ".plan."); ok {
+				o.Feature = "decomposition of " + item
+			}
+		}
+	}
+	return o
 }
 
 // featureOfChild is the feature of a feature workflow ID "<run>.<feature>.<n>".

@@ -257,6 +257,10 @@ func (r Reader) Supervisors(ctx context.Context) ([]horizon.SupervisorState, err
 		if err := query(ctx, r.Client, ex.ID, &s); err != nil {
 			return nil, fmt.Errorf("read supervisor %s: %w", ex.ID, err)
 		}
+		// What its decomposition waits out: the report shows it.
+		if desc, err := r.Client.DescribeWorkflowExecution(ctx, ex.ID, ""); err == nil {
+			s.Outage = SupervisorOutage(ctx, r.Client, desc)
+		}
 		out = append(out, s)
 	}
 	return out, nil

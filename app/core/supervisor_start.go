@@ -73,6 +73,7 @@ func PrepareSupervisor(ctx context.Context, cfg *config.Config, req SupervisorRe
 	in := workflows.SupervisorInput{
 		ID: horizon.SupervisorID(info.Root), Repo: info.Root, Base: strings.TrimPrefix(info.Ref, "refs/heads/"), Roadmap: cfg.Supervisor.Roadmap,
 		Autonomy: autonomy, MaxActiveRuns: cfg.Supervisor.MaxActiveRuns, DecomposeAhead: cfg.Supervisor.DecomposeAhead,
+		DecomposeTimeout: cfg.Supervisor.DecomposeTimeout,
 	}
 	return &SupervisorPrepared{ID: in.ID, Repo: in.Repo, Base: in.Base, Autonomy: autonomy, Ceiling: ceiling, input: in}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -197,6 +198,7 @@ func (s Supervisors) Supervisor(ctx context.Context, id string) (*horizon.Superv
 		st.Ended = closedStatus(status)
 	}
 	st.Retrying = retrying(desc.GetPendingActivities())
+	st.Outage = SupervisorOutage(ctx, s.Client, desc)
 	return &st, nil
 }
 
@@ -240,11 +242,27 @@ func (s Supervisors) Resume(ctx context.Context, id string) (*horizon.Supervisor
 }
 
 // Stop ends the supervisor (its runs go on) and deletes its nightly
-// schedule; the daily pass stays, other repositories may need it.
+// schedule; the daily pass stays, other repositories may need it. The
+// answer is the supervisor stopped, or still stopping with Waiting
+// saying on what ("stopping: it waits for ..."): the workflow cancels a
+// decomposition in flight and answers once it has ended, or says what
+// it still finishes (a gate on a merge, say). A supervisor from before
+// that answers at once; it is read again for a few seconds until it has
+// ended.
 func (s Supervisors) Stop(ctx context.Context, id string) (*horizon.SupervisorState, error) {
 	st, err := s.update(ctx, id, workflows.UpdateStop)
 	if err != nil {
 		return nil, err
+	}
+	for i := 0; st.Status != horizon.SupervisorStopped && !strings.HasPrefix(st.Waiting, "stopping: ") && i < 20; i++ {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+		if cur, err := s.Supervisor(ctx, id); err == nil && cur.Status == horizon.SupervisorStopped {
+			st = cur
+		}
 	}
 	if err := s.Client.ScheduleClient().GetHandle(ctx, horizon.DecomposeScheduleID(id)).Delete(ctx); err != nil {
 		var nf *serviceerror.NotFound

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -79,13 +80,18 @@ func (a *app) printSupervisor(ctx context.Context, h *core.App, id string, asJSO
 	if err != nil {
 		return a.supervisorNotFound(err)
 	}
-	s := view.Supervisor
 	if asJSON {
 		enc := json.NewEncoder(a.out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(view)
 	}
-	w := a.out
+	writeSupervisor(a.out, view)
+	return nil
+}
+
+// writeSupervisor prints a supervisor's status as text.
+func writeSupervisor(w io.Writer, view *core.SupervisorView) {
+	s := view.Supervisor
 	fmt.Fprintf(w, "supervisor %s\nrepo       %s (base %s, work lands on horizon/roadmap)\nstatus     %s · autonomy %s\n", s.ID, s.Repo, s.Base, s.Status, s.Autonomy)
 	if s.Ended != "" {
 		fmt.Fprintf(w, "ended      %s in the engine; `horizon supervisor start --repo %s` starts it again\n", s.Ended, s.Repo)
@@ -95,6 +101,11 @@ func (a *app) printSupervisor(ctx context.Context, h *core.App, id string, asJSO
 	}
 	if s.Waiting != "" {
 		fmt.Fprintf(w, "waiting    since %s: %s\n", s.WaitingSince.Local().Format("2006-01-02 15:04"), s.Waiting)
+	}
+	if s.Outage != nil {
+		// What the decomposition in flight waits out, as `horizon status`
+		// shows a run's: the workflow cannot see its child's retries.
+		fmt.Fprintf(w, "outage     %s\n", s.Outage.Line())
 	}
 	if s.RoadmapError != "" {
 		// Nothing more is decomposed until the base branch has a
@@ -122,7 +133,6 @@ func (a *app) printSupervisor(ctx context.Context, h *core.App, id string, asJSO
 		}
 		fmt.Fprintf(w, "schedule   %s  %q %s, next %s, catch-up %s\n", sc.ID, sc.Cron, sc.TimeZone, next, sc.CatchupWindow)
 	}
-	return nil
 }
 
 type supervisorUpdateOptions struct {
@@ -162,12 +172,25 @@ func supervisorUpdate(ctx context.Context, o *supervisorUpdateOptions) error {
 			return supervisorError(err)
 		}
 		if o.name == "stop" {
-			fmt.Fprintf(a.out, "supervisor of %s stopped; its runs go on; `horizon supervisor start` starts it again\n", s.Repo)
+			fmt.Fprintln(a.out, stopMessage(s))
 			return nil
 		}
 		fmt.Fprintf(a.out, "supervisor of %s: %s\n", s.Repo, s.Status)
 		return nil
 	})
+}
+
+// stopMessage is what `supervisor stop` says: stopped, or stopping and
+// exactly what the supervisor still waits for before it ends.
+func stopMessage(s *horizon.SupervisorState) string {
+	if s.Status == horizon.SupervisorStopped {
+		return fmt.Sprintf("supervisor of %s stopped; its runs go on; `horizon supervisor start` starts it again", s.Repo)
+	}
+	waits, ok := strings.CutPrefix(s.Waiting, "stopping: ")
+	if !ok {
+		waits = "it finishes its current step"
+	}
+	return fmt.Sprintf("supervisor of %s stopping: %s, then it ends, starting nothing new; its runs go on; `horizon supervisor status --repo %s` shows when it has stopped", s.Repo, waits, s.Repo)
 }
 
 type supervisorTriggerOptions struct {

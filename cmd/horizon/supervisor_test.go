@@ -1,12 +1,15 @@
 package main
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/horizon/horizon/app/core"
 	"github.com/horizon/horizon/config"
+	"github.com/horizon/horizon/horizon"
 )
 
 func TestSupervisorStartFlags(t *testing.T) {
@@ -71,3 +74,36 @@ func TestSupervisorStartRefusedWithoutCeiling(t *testing.T) {
 }
 
 func amount(v float64) *float64 { return &v }
+
+// supervisor status names what the decomposition in flight waits out, as
+// `horizon status` names a run's outage.
+func TestSupervisorStatusShowsOutage(t *testing.T) {
+	since := time.Date(2026, 3, 1, 9, 30, 5, 0, time.Local)
+	s := &horizon.SupervisorState{ID: "supervisor-ab12", Repo: "/src/app", Base: "main", Status: horizon.SupervisorRunning,
+		Autonomy: horizon.AutonomyFull, Runs: []horizon.SupervisedRun{},
+		Waiting: "the lead decomposes r1 (Provide upper) since 09:30:00 UTC", WaitingSince: since,
+		Outage: &horizon.Outage{On: "model provider unreachable", Activity: "AgentSession", Feature: "decomposition of r1",
+			Since: since, Tries: 3, LastError: "503 Service Unavailable"}}
+	var b strings.Builder
+	writeSupervisor(&b, &core.SupervisorView{Supervisor: s})
+	require.Contains(t, b.String(), "\noutage     model provider unreachable (decomposition of r1) since 09:30:05 (3 tries): 503 Service Unavailable\n")
+
+	s.Outage = nil
+	b.Reset()
+	writeSupervisor(&b, &core.SupervisorView{Supervisor: s})
+	require.NotContains(t, b.String(), "outage")
+}
+
+// stop says stopped once the supervisor has ended, else exactly what it
+// still waits for.
+func TestSupervisorStopMessage(t *testing.T) {
+	s := &horizon.SupervisorState{Repo: "/src/app", Status: horizon.SupervisorStopped}
+	require.Contains(t, stopMessage(s), "supervisor of /src/app stopped; its runs go on")
+	s = &horizon.SupervisorState{Repo: "/src/app", Status: horizon.SupervisorRunning,
+		Waiting: "stopping: it waits for gate · merge of main to finish"}
+	msg := stopMessage(s)
+	require.Contains(t, msg, "supervisor of /src/app stopping: it waits for gate · merge of main to finish, then it ends")
+	require.NotContains(t, msg, "stopped;")
+	s.Waiting = ""
+	require.Contains(t, stopMessage(s), "stopping: it finishes its current step")
+}
