@@ -141,17 +141,17 @@ func (a *App) Runs(ctx context.Context, req ListRequest) ([]RunRow, error) {
 	return f.apply(rows, req.Limit), nil
 }
 
-// NoRunsError says there is no run yet.
-var NoRunsError = errors.New("no runs yet; start one with `horizon start \"<goal>\"`")
+// ErrNoRuns says there is no run yet.
+var ErrNoRuns = errors.New("no runs yet; start one with `horizon start \"<goal>\"`")
 
-// Latest is the newest run's ID; with none, bad input (NoRunsError).
+// Latest is the newest run's ID; with none, bad input (ErrNoRuns).
 func (a *App) Latest(ctx context.Context) (string, error) {
 	rows, err := a.reader().Runs(ctx, "", 1)
 	if err != nil {
 		return "", err
 	}
 	if len(rows) == 0 {
-		return "", &InputError{Err: NoRunsError}
+		return "", &InputError{Err: ErrNoRuns}
 	}
 	return rows[0].ID, nil
 }
@@ -213,13 +213,20 @@ func supervisorOf(dir string) (string, repo.Info, error) {
 	return horizon.SupervisorID(info.Root), info, nil
 }
 
-// Queue is the queue of the supervisor of the repository at dir.
-func (a *App) Queue(ctx context.Context, dir string) ([]QueueView, error) {
+// onSupervisor calls verb with the ID of the supervisor of the repository
+// at dir: the verbs a surface names by a repository's path.
+func onSupervisor[T any](dir string, verb func(id string) (T, error)) (T, error) {
 	id, _, err := supervisorOf(dir)
 	if err != nil {
-		return nil, err
+		var zero T
+		return zero, err
 	}
-	return a.Supervisors().Queue(ctx, id)
+	return verb(id)
+}
+
+// Queue is the queue of the supervisor of the repository at dir.
+func (a *App) Queue(ctx context.Context, dir string) ([]QueueView, error) {
+	return onSupervisor(dir, func(id string) ([]QueueView, error) { return a.Supervisors().Queue(ctx, id) })
 }
 
 // Roadmap is the roadmap of the repository at dir, each item with its
@@ -335,11 +342,7 @@ func (a *App) SupervisorStart(ctx context.Context, req SupervisorRequest) (*hori
 
 // SupervisorStop stops the supervisor of the repository at dir.
 func (a *App) SupervisorStop(ctx context.Context, dir string) (*horizon.SupervisorState, error) {
-	id, _, err := supervisorOf(dir)
-	if err != nil {
-		return nil, err
-	}
-	return a.Supervisors().Stop(ctx, id)
+	return onSupervisor(dir, func(id string) (*horizon.SupervisorState, error) { return a.Supervisors().Stop(ctx, id) })
 }
 
 // QueueAddRequest adds a goal to the queue of the repository's supervisor.
@@ -350,11 +353,7 @@ type QueueAddRequest struct {
 
 // QueueAdd adds an entry; it returns the entry as queued (its ID set).
 func (a *App) QueueAdd(ctx context.Context, req QueueAddRequest) (*horizon.QueueEntry, error) {
-	id, _, err := supervisorOf(req.Repo)
-	if err != nil {
-		return nil, err
-	}
-	return a.Supervisors().QueueAdd(ctx, id, req.Entry)
+	return onSupervisor(req.Repo, func(id string) (*horizon.QueueEntry, error) { return a.Supervisors().QueueAdd(ctx, id, req.Entry) })
 }
 
 // QueueEntryRequest names an entry of the queue of the repository's
@@ -366,20 +365,16 @@ type QueueEntryRequest struct {
 
 // QueueRemove removes the entry.
 func (a *App) QueueRemove(ctx context.Context, req QueueEntryRequest) (*horizon.SupervisorState, error) {
-	id, _, err := supervisorOf(req.Repo)
-	if err != nil {
-		return nil, err
-	}
-	return a.Supervisors().QueueRemove(ctx, id, req.Entry)
+	return onSupervisor(req.Repo, func(id string) (*horizon.SupervisorState, error) {
+		return a.Supervisors().QueueRemove(ctx, id, req.Entry)
+	})
 }
 
 // QueueMove moves the entry to the front of the queue.
 func (a *App) QueueMove(ctx context.Context, req QueueEntryRequest) (*horizon.SupervisorState, error) {
-	id, _, err := supervisorOf(req.Repo)
-	if err != nil {
-		return nil, err
-	}
-	return a.Supervisors().QueueMove(ctx, id, req.Entry)
+	return onSupervisor(req.Repo, func(id string) (*horizon.SupervisorState, error) {
+		return a.Supervisors().QueueMove(ctx, id, req.Entry)
+	})
 }
 
 // History is a workflow's whole history as JSON, as the Temporal CLI

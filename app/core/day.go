@@ -16,40 +16,26 @@ import (
 // SupervisorOf reads the supervisor of the repository at dir with its
 // schedules.
 func (a *App) SupervisorOf(ctx context.Context, dir string) (*SupervisorView, error) {
-	id, _, err := supervisorOf(dir)
-	if err != nil {
-		return nil, err
-	}
-	return a.SupervisorView(ctx, id)
+	return onSupervisor(dir, func(id string) (*SupervisorView, error) { return a.SupervisorView(ctx, id) })
 }
 
 // SupervisorPause holds the supervisor of the repository at dir: it
 // starts nothing new; its runs go on.
 func (a *App) SupervisorPause(ctx context.Context, dir string) (*horizon.SupervisorState, error) {
-	id, _, err := supervisorOf(dir)
-	if err != nil {
-		return nil, err
-	}
-	return a.Supervisors().Pause(ctx, id)
+	return onSupervisor(dir, func(id string) (*horizon.SupervisorState, error) { return a.Supervisors().Pause(ctx, id) })
 }
 
 // SupervisorResume lets the paused supervisor of the repository at dir go on.
 func (a *App) SupervisorResume(ctx context.Context, dir string) (*horizon.SupervisorState, error) {
-	id, _, err := supervisorOf(dir)
-	if err != nil {
-		return nil, err
-	}
-	return a.Supervisors().Resume(ctx, id)
+	return onSupervisor(dir, func(id string) (*horizon.SupervisorState, error) { return a.Supervisors().Resume(ctx, id) })
 }
 
 // QueueApprove lets a plan waiting for approval in the queue of the
 // repository's supervisor run in its turn.
 func (a *App) QueueApprove(ctx context.Context, req QueueEntryRequest) (*horizon.SupervisorState, error) {
-	id, _, err := supervisorOf(req.Repo)
-	if err != nil {
-		return nil, err
-	}
-	return a.ApproveQueued(ctx, ApproveQueuedRequest{Supervisor: id, Entry: req.Entry})
+	return onSupervisor(req.Repo, func(id string) (*horizon.SupervisorState, error) {
+		return a.ApproveQueued(ctx, ApproveQueuedRequest{Supervisor: id, Entry: req.Entry})
+	})
 }
 
 // LoopRow is a loop as the lists show it: where it stands, or how it ended.

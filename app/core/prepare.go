@@ -221,9 +221,6 @@ func RunTemplate(cfg *config.Config) workflows.RunInput {
 	}
 }
 
-// Limits are a task's or loop's session limits from the configuration.
-func Limits(cfg *config.Config) workflows.Limits { return RunTemplate(cfg).Limits }
-
 // stallPolicy is run.stall_backoff and run.stall_block_after, with the
 // stall threshold the daily pass uses (supervisor.stall_attempts).
 func stallPolicy(cfg *config.Config) horizon.StallPolicy {

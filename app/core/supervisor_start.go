@@ -5,7 +5,6 @@ package core
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,10 +115,4 @@ func localZone() string {
 		}
 	}
 	return "UTC"
-}
-
-// IsDayCeilingError reports whether err is an undecided day ceiling.
-func IsDayCeilingError(err error) bool {
-	var d *DayCeilingError
-	return errors.As(err, &d)
 }

@@ -64,6 +64,9 @@ func describeSchedule(ctx context.Context, c client.Client, id string) (*Schedul
 type SupervisorView struct {
 	Supervisor *horizon.SupervisorState `json:"supervisor"`
 	Schedules  []ScheduleStatus         `json:"schedules"`
+	// Queue is the supervisor's queue, next first, as QueueOf shows it:
+	// one read serves a panel that shows both.
+	Queue []QueueView `json:"queue"`
 }
 
 // SupervisorView reads supervisor id with its schedules (the nightly
@@ -73,7 +76,7 @@ func (a *App) SupervisorView(ctx context.Context, id string) (*SupervisorView, e
 	if err != nil {
 		return nil, err
 	}
-	view := &SupervisorView{Supervisor: s, Schedules: []ScheduleStatus{}}
+	view := &SupervisorView{Supervisor: s, Schedules: []ScheduleStatus{}, Queue: QueueOf(s)}
 	for _, sid := range []string{horizon.DecomposeScheduleID(id), horizon.DailyScheduleID} {
 		st, err := describeSchedule(ctx, a.c, sid)
 		if err != nil {

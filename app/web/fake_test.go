@@ -262,7 +262,7 @@ func (f *fakeCore) SupervisorOf(_ context.Context, repo string) (*core.Superviso
 	if err := f.supervised(repo); err != nil {
 		return nil, err
 	}
-	return &core.SupervisorView{Supervisor: supervisor(), Schedules: []core.ScheduleStatus{
+	return &core.SupervisorView{Supervisor: supervisor(), Queue: core.QueueOf(supervisor()), Schedules: []core.ScheduleStatus{
 		{ID: "horizon-decompose-supervisor-app", Cron: "0 2 * * *", TimeZone: "Europe/Paris", Next: []time.Time{at(26)}, Recent: []string{}},
 	}}, nil
 }

@@ -24,14 +24,7 @@ import (
 // spend.
 func TestSpendCeilingPauseAndRaise(t *testing.T) {
 	needsE2E(t)
-	w := newWorld(t, demoScript(t))
-	w.env = append(w.env, "HORIZON_SPEND_CEILING=0.005") // the first attempt alone costs more
-	repo, _ := fixture(t)
-
-	out, code := w.stdout("start", "--detach", "--repo", repo, "--model", demo.Model, goal)
-	require.Equal(t, 0, code, out)
-	id := strings.TrimSpace(out)
-	s := w.waitStatus(id, 2*time.Minute, func(s horizon.RunState) bool { return s.Phase == horizon.PhasePaused })
+	w, id, s := pausedAtCeiling(t)
 	require.Equal(t, horizon.StatusRunning, s.Status, "paused is not failed")
 	require.Len(t, s.Attempts, 1)
 	require.Contains(t, s.Reason, "the auditor's model "+demo.Model+" is metered")
@@ -57,6 +50,20 @@ func TestSpendCeilingPauseAndRaise(t *testing.T) {
 	s = w.waitStatus(id, 2*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() })
 	require.Equal(t, horizon.StatusCompleted, s.Status)
 	require.Equal(t, 1.0, s.Ceiling)
+}
+
+// pausedAtCeiling is a one-feature run whose $0.005 ceiling paused it
+// after its worker's first session, before its auditor's.
+func pausedAtCeiling(t *testing.T) (w *world, id string, s horizon.RunState) {
+	t.Helper()
+	w = newWorld(t, demoScript(t))
+	w.env = append(w.env, "HORIZON_SPEND_CEILING=0.005") // the first attempt alone costs more
+	repo, _ := fixture(t)
+	out, code := w.stdout("start", "--detach", "--repo", repo, "--model", demo.Model, goal)
+	require.Equal(t, 0, code, out)
+	id = strings.TrimSpace(out)
+	s = w.waitStatus(id, 2*time.Minute, func(s horizon.RunState) bool { return s.Phase == horizon.PhasePaused })
+	return w, id, s
 }
 
 // localWorld serves a metered model (fake-cloud) and a local one

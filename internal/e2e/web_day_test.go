@@ -149,13 +149,7 @@ func TestWebDashboardRunsTheDay(t *testing.T) {
 // empty or in error on them.
 func TestWebDashboardRaisesACeiling(t *testing.T) {
 	needsE2E(t)
-	w := newWorld(t, demoScript(t))
-	w.env = append(w.env, "HORIZON_SPEND_CEILING=0.005") // the first attempt alone costs more
-	repo, _ := fixture(t)
-	out, code := w.stdout("start", "--detach", "--repo", repo, "--model", demo.Model, goal)
-	require.Equal(t, 0, code, out)
-	id := strings.TrimSpace(out)
-	w.waitStatus(id, 2*time.Minute, func(s horizon.RunState) bool { return s.Phase == horizon.PhasePaused })
+	w, id, _ := pausedAtCeiling(t)
 
 	srv := startWeb(t, w)
 	ctx := browser(t)

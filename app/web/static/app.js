@@ -358,7 +358,9 @@ async function drawSupervisors() {
   for (const s of sups) {
     supRepo[s.id] = s.repo;
     const q = "?repo=" + encodeURIComponent(s.repo);
-    const [view, queue, roadmap] = await Promise.all([api("/supervisor" + q).catch(() => null), api("/queue" + q).catch(() => []), api("/roadmap" + q).catch(() => null)]);
+    // One read of the supervisor serves its state, schedules and queue.
+    const [view, roadmap] = await Promise.all([api("/supervisor" + q).catch(() => null), api("/roadmap" + q).catch(() => null)]);
+    const queue = (view && view.queue) || [];
     const st = (view && view.supervisor) || s;
     const p = el("div", { class: "panel", "data-supervisor": s.repo });
     p.append(el("h3", {}, s.repo, " ", el("span", { class: "status " + st.status }, st.status), " ", el("span", { class: "muted" }, "autonomy " + st.autonomy + " · base " + st.base)));
