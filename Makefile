@@ -6,7 +6,7 @@ GO      ?= go
 BIN     := bin/horizon
 PKGS    := ./...
 
-.PHONY: demo setup build test test-short vet bench clean
+.PHONY: demo setup build test test-tools test-short vet bench clean
 
 demo: build
 	./$(BIN) demo
@@ -16,6 +16,14 @@ demo: build
 setup:
 	npm install --no-audit --no-fund
 	$(GO) mod download
+
+# The applier CLIs (Claude Code, Codex CLI) for the tests that drive them
+# against a scripted loopback model. A person who does not use them gets
+# neither: they are not in package.json, and --no-save keeps it so.
+APPLIERS := @anthropic-ai/claude-code@2.1.328 @openai/codex@0.169.0
+
+test-tools: setup
+	npm install --no-save --no-audit --no-fund $(APPLIERS)
 
 build: setup
 	$(GO) build -o $(BIN) ./cmd/horizon
@@ -32,7 +40,7 @@ build: setup
 # go test runs under scripts/slowest, which prints its usual output (the
 # ok/FAIL line of each package, failed tests' output), then the 10 slowest
 # tests and a closing PASS or FAIL, and exits with go test's status.
-test: setup
+test: test-tools
 	$(GO) build $(PKGS)
 	$(GO) vet $(PKGS)
 	$(GO) build -o bin/slowest ./scripts/slowest

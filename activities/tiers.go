@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/activity"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/applier"
 	"github.com/horizon/horizon/internal/codemod"
 	"github.com/horizon/horizon/internal/reader"
 	"github.com/horizon/horizon/internal/tools"
@@ -23,6 +24,12 @@ const (
 	ApplierOpenCode = "opencode"
 	ApplierReader   = "reader+opencode"
 )
+
+// applierOf names the applier a model route runs on, for the ledger.
+func applierOf(route string) string {
+	k, _ := applier.Of(route)
+	return string(k)
+}
 
 // availability records which rungs of the ladder this run can use, once,
 // at preflight (the workflow keeps it, so replays see the same ladder).
@@ -47,9 +54,9 @@ func (a *Activities) availability(lb *ladder.Leaderboard, forced string, connect
 	if forced != "" {
 		if Paid(lb, forced) {
 			av[ladder.T1] = ladder.Rung{Reason: "--model " + forced + " is metered"}
-			av[ladder.T3] = ladder.Rung{Available: true, Applier: ApplierOpenCode, Model: forced}
+			av[ladder.T3] = ladder.Rung{Available: true, Applier: applierOf(forced), Model: forced}
 		} else {
-			av[ladder.T1] = ladder.Rung{Available: true, Applier: ApplierOpenCode, Model: forced}
+			av[ladder.T1] = ladder.Rung{Available: true, Applier: applierOf(forced), Model: forced}
 			av[ladder.T3] = ladder.Rung{Reason: "--model " + forced + " is local"}
 		}
 		av[ladder.T2] = ladder.Rung{Reason: "--model forces one model"}
@@ -57,7 +64,7 @@ func (a *Activities) availability(lb *ladder.Leaderboard, forced string, connect
 		return av
 	}
 	if c, err := lb.ResolveLocal(string(horizon.RoleBuild), connected); err == nil {
-		av[ladder.T1] = ladder.Rung{Available: true, Applier: ApplierOpenCode, Model: c.Route,
+		av[ladder.T1] = ladder.Rung{Available: true, Applier: applierOf(c.Route), Model: c.Route,
 			Explore: localRoute(lb, horizon.RoleExplore, connected), Research: localRoute(lb, horizon.RoleResearch, connected)}
 	} else {
 		av[ladder.T1] = ladder.Rung{Reason: "no local build model connected"}
@@ -79,12 +86,12 @@ func (a *Activities) availability(lb *ladder.Leaderboard, forced string, connect
 	t3, err3 := lb.Resolve(string(horizon.RoleBuild), metered)
 	explore, research := meteredRoute(lb, horizon.RoleExplore, metered), meteredRoute(lb, horizon.RoleResearch, metered)
 	if err3 == nil {
-		av[ladder.T3] = ladder.Rung{Available: true, Applier: ApplierOpenCode, Model: t3.Route, Explore: explore, Research: research}
+		av[ladder.T3] = ladder.Rung{Available: true, Applier: applierOf(t3.Route), Model: t3.Route, Explore: explore, Research: research}
 	} else {
 		av[ladder.T3] = ladder.Rung{Reason: "no metered build model connected"}
 	}
 	if t4, err := lb.Resolve(string(horizon.RoleLead), metered); err == nil && (err3 != nil || t4.Route != t3.Route) {
-		av[ladder.T4] = ladder.Rung{Available: true, Applier: ApplierOpenCode, Model: t4.Route, Explore: explore, Research: research}
+		av[ladder.T4] = ladder.Rung{Available: true, Applier: applierOf(t4.Route), Model: t4.Route, Explore: explore, Research: research}
 	} else {
 		av[ladder.T4] = ladder.Rung{Reason: "no metered lead model other than T3's"}
 	}

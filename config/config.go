@@ -313,6 +313,10 @@ type Agent struct {
 	// AstGrepBin is the ast-grep executable for T0 codemods; empty: found
 	// like opencode.
 	AstGrepBin string `mapstructure:"ast_grep_bin"`
+	// ClaudeBin and CodexBin are the Claude Code and Codex CLI executables
+	// for claude-code/… and codex/… routes; empty: found like opencode.
+	ClaudeBin string `mapstructure:"claude_bin"`
+	CodexBin  string `mapstructure:"codex_bin"`
 	// SessionTimeout bounds one agent session (start to close).
 	SessionTimeout time.Duration `mapstructure:"session_timeout"`
 	// HeartbeatTimeout is how long a silent session activity is trusted before

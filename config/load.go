@@ -105,6 +105,8 @@ func defaults() map[string]any {
 		"models.default":                           "",
 		"models.file":                              "",
 		"agent.opencode_bin":                       "",
+		"agent.claude_bin":                         "",
+		"agent.codex_bin":                          "",
 		"agent.opencode_config":                    "",
 		"agent.session_timeout":                    "45m",
 		"agent.heartbeat_timeout":                  "30s",

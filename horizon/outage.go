@@ -57,7 +57,7 @@ func (o *Outage) markdown() string {
 }
 
 var (
-	providerDown = regexp.MustCompile(`(?i)cannot connect|connection refused|econnrefused|econnreset|unable to connect|fetch failed|socket hang up|service unavailable|bad gateway|gateway time-?out|overloaded|rate limit|too many requests|http (429|5\d\d)|\b5\d\d\b`)
+	providerDown = regexp.MustCompile(`(?i)cannot connect|connection refused|connection failed|error sending request|high demand|econnrefused|econnreset|unable to connect|fetch failed|socket hang up|service unavailable|bad gateway|gateway time-?out|overloaded|rate limit|too many requests|http (429|5\d\d)|\b5\d\d\b`)
 	diskFull     = regexp.MustCompile(`(?i)no space left on device|disk full|enospc|quota exceeded`)
 	gitLocked    = regexp.MustCompile(`(?i)index\.lock|unable to create .*\.lock|another git process`)
 	agentGone    = regexp.MustCompile(`(?i)opencode server exited|opencode .*exited|start opencode|opencode did not answer`)

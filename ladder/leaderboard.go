@@ -74,6 +74,9 @@ type Capabilities struct {
 	Vision        bool   `json:"vision"`
 	Cost          string `json:"cost"`              // local | free | low | medium | high | metered
 	Latency       string `json:"latency,omitempty"` // low | medium | high
+	// Price is what a million tokens cost, for appliers that report
+	// tokens but no cost (Codex CLI); nil prices by the cost class.
+	Price *Price `json:"price,omitempty"`
 }
 
 // Local reports whether the model runs on the operator's machine.
@@ -343,6 +346,8 @@ func (p *parser) capabilities(id string, raw json.RawMessage) Capabilities {
 			str(k, &c.Cost, costClasses)
 		case k == "latency":
 			str(k, &c.Latency, latencyLevels)
+		case k == "price":
+			c.Price = p.price(id, cf[k])
 		case slices.Contains(removedFields, k):
 			p.add(id, "capabilities."+k, "removed prose field is rejected: models are chosen by rank, not by prose")
 		default:

@@ -40,18 +40,23 @@ func OpenCode(cfg *config.Config) (string, error) {
 }
 
 // ConnectedModels asks OpenCode which provider/model IDs it can use from
-// dir (its repository's top). OpenCode missing or not answering is an
-// *EnvironmentError.
+// dir (its repository's top), and adds the leaderboard's applier routes
+// whose CLI is connected (ApplierRoutes). OpenCode missing or not
+// answering is an *EnvironmentError, unless an applier is connected.
 func ConnectedModels(ctx context.Context, cfg *config.Config, dir string) ([]string, error) {
+	routes := ApplierRoutes(ctx, cfg)
 	bin, err := OpenCode(cfg)
 	if err != nil {
+		if len(routes) > 0 {
+			return routes, nil
+		}
 		return nil, err
 	}
 	models, err := connectedModels(ctx, bin, dir, cfg.Agent.OpenCodeConfig)
 	if err != nil {
 		return nil, &EnvironmentError{Err: err}
 	}
-	return models, nil
+	return append(models, routes...), nil
 }
 
 func connectedModels(ctx context.Context, bin, dir, extraConfig string) ([]string, error) {

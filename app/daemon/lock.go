@@ -30,6 +30,7 @@ func (p Paths) LogFile() string     { return filepath.Join(p.Home, "logs", "hori
 func (p Paths) Stdout() string      { return filepath.Join(p.Home, "logs", "server.out") }
 func (p Paths) DB() string          { return filepath.Join(p.Home, "temporal.db") }
 func (p Paths) OpenCode() string    { return filepath.Join(p.Home, "opencode") }
+func (p Paths) Appliers() string    { return filepath.Join(p.Home, "appliers") } // session logs, settings
 func (p Paths) AgentPIDs() string   { return filepath.Join(p.Home, "agents.pids") }
 func (p Paths) Children() string    { return filepath.Join(p.Home, "children") } // gate, git, codemod records
 func (p Paths) OpenCodeLog() string { return filepath.Join(p.Home, "logs", "opencode.log") }

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"github.com/horizon/horizon/internal/applier"
 	"os"
 	"path/filepath"
 	"sync"
@@ -88,7 +89,7 @@ func Serve(ctx context.Context, o Options) error {
 		return serveEngineOnly(ctx, o, paths, identity, emb, log)
 	}
 
-	sessions := &lazySessions{cfg: cfg, paths: paths, log: log}
+	sessions := &lazySessions{cfg: cfg, paths: paths, log: log, appliers: newAppliers(cfg, paths, log)}
 	defer sessions.Close()
 	acts, err := newActivities(cfg, c, sessions, identity, log)
 	if err != nil {
@@ -301,6 +302,8 @@ type lazySessions struct {
 	cfg   *config.Config
 	paths Paths
 	log   zerolog.Logger
+	// appliers run the sessions of claude-code/… and codex/… routes.
+	appliers *applier.Runner
 
 	mu  sync.Mutex
 	srv *agent.Server
@@ -363,6 +366,9 @@ func (l *lazySessions) server(ctx context.Context) (*agent.Server, error) {
 }
 
 func (l *lazySessions) RunSession(ctx context.Context, req agent.SessionRequest, onProgress func(agent.Progress)) (agent.SessionResult, error) {
+	if k, _ := applier.Of(req.Model); k != applier.OpenCode {
+		return l.appliers.RunSession(ctx, req, onProgress)
+	}
 	s, err := l.server(ctx)
 	if err != nil {
 		return agent.SessionResult{}, err
@@ -371,6 +377,9 @@ func (l *lazySessions) RunSession(ctx context.Context, req agent.SessionRequest,
 }
 
 func (l *lazySessions) ValidateModel(ctx context.Context, dir, model string) error {
+	if k, _ := applier.Of(model); k != applier.OpenCode {
+		return core.ValidateApplier(ctx, l.cfg, model)
+	}
 	s, err := l.server(ctx)
 	if err != nil {
 		return err
@@ -378,12 +387,23 @@ func (l *lazySessions) ValidateModel(ctx context.Context, dir, model string) err
 	return s.ValidateModel(ctx, dir, model)
 }
 
+// Models are the routes OpenCode reaches from dir and the leaderboard's
+// applier routes whose CLI is connected. Without OpenCode, the applier
+// routes alone are something to run on.
 func (l *lazySessions) Models(ctx context.Context, dir string) ([]string, error) {
+	routes := core.ApplierRoutes(ctx, l.cfg)
 	s, err := l.server(ctx)
+	if err != nil {
+		if len(routes) > 0 {
+			return routes, nil
+		}
+		return nil, err
+	}
+	models, err := s.Models(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	return s.Models(ctx, dir)
+	return append(models, routes...), nil
 }
 
 // Parts reads a session's finished parts for a background task's stream.

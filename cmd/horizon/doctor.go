@@ -142,6 +142,7 @@ func (a *app) doctor(ctx context.Context) []check {
 		out = append(out, check{Name: "opencode", OK: true, Detail: ocBin + " " + versionOf(ocBin, "--version")})
 	}
 	out = append(out, astGrepCheck(a.cfg.Agent.AstGrepBin, versionOf))
+	out = append(out, applierChecks(core.Appliers(ctx, a.cfg))...)
 
 	info, rerr := repo.Inspect(a.repoDir)
 	switch {
@@ -252,4 +253,24 @@ func (a *app) modelsCheck(ctx context.Context, dir string, haveOpenCode bool) ch
 		roles = append(roles, string(r)+" "+rm.Models[r])
 	}
 	return check{Name: "models", OK: true, Detail: fmt.Sprintf("%s (%d available)", strings.Join(roles, ", "), len(connected))}
+}
+
+// applierChecks report Claude Code and Codex CLI. Both are optional: one
+// that is missing or not logged in only leaves its routes (claude-code/…,
+// codex/…) unconnected, so the check passes and says so.
+func applierChecks(st []core.ApplierStatus) []check {
+	out := make([]check, 0, len(st))
+	for _, s := range st {
+		c := check{Name: string(s.Kind), OK: true}
+		switch {
+		case s.Bin == "":
+			c.Detail = "optional, " + s.Why
+		case !s.Connected:
+			c.Detail = fmt.Sprintf("%s %s, not connected: %s; its routes stay unused", s.Bin, s.Version, s.Why)
+		default:
+			c.Detail = fmt.Sprintf("%s %s, connected: %s", s.Bin, s.Version, s.Why)
+		}
+		out = append(out, c)
+	}
+	return out
 }

@@ -20,6 +20,9 @@ type modelsReport struct {
 	Connected   []string                 `json:"connected"`
 	Roles       map[string]ladder.Choice `json:"roles"`
 	Unavailable map[string]string        `json:"unavailable,omitempty"`
+	// Appliers say whether Claude Code and Codex CLI are there and
+	// connected: their routes are connected only then.
+	Appliers []core.ApplierStatus `json:"appliers"`
 }
 
 type modelsOptions struct {
@@ -63,7 +66,8 @@ func modelsRun(ctx context.Context, o *modelsOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := modelsReport{Leaderboard: "bundled", Forced: a.cfg.Models.Default, Connected: connected, Unavailable: map[string]string{}}
+	rep := modelsReport{Leaderboard: "bundled", Forced: a.cfg.Models.Default, Connected: connected, Unavailable: map[string]string{},
+		Appliers: core.Appliers(ctx, a.cfg)}
 	if a.cfg.Models.File != "" {
 		rep.Leaderboard = a.cfg.Models.File
 	}
@@ -77,7 +81,17 @@ func modelsRun(ctx context.Context, o *modelsOptions) error {
 	if o.json {
 		return json.NewEncoder(a.out).Encode(rep)
 	}
-	fmt.Fprintf(a.out, "leaderboard %s · %s reachable through OpenCode\n", rep.Leaderboard, plural(len(connected), "model"))
+	fmt.Fprintf(a.out, "leaderboard %s · %s reachable\n", rep.Leaderboard, plural(len(connected), "model"))
+	version := map[string]string{"opencode": "OpenCode"}
+	for _, st := range rep.Appliers {
+		state := "connected: " + st.Why
+		if !st.Connected {
+			state = st.Why
+		} else {
+			version[string(st.Kind)] = string(st.Kind) + " " + st.Version
+		}
+		fmt.Fprintf(a.out, "%-11s %s\n", st.Kind, state)
+	}
 	if len(connected) > 0 {
 		// The names a --model may take, not only their count.
 		shown := connected[:min(len(connected), 20)]
@@ -91,12 +105,12 @@ func modelsRun(ctx context.Context, o *modelsOptions) error {
 		fmt.Fprintf(a.out, "models.default %s overrides every role\n", rep.Forced)
 	}
 	tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ROLE\tMODEL\tRANK\tCOST\tWHY")
+	fmt.Fprintln(tw, "ROLE\tMODEL\tAPPLIER\tRANK\tCOST\tWHY")
 	for _, role := range ladder.Roles() {
 		if c, ok := rep.Roles[role]; ok {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", role, c.Route, c.Rank, c.CostClass, c.Why)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", role, c.Route, version[core.ApplierOf(c.Route)], c.Rank, c.CostClass, c.Why)
 		} else {
-			fmt.Fprintf(tw, "%s\t–\t\t\t%s\n", role, rep.Unavailable[role])
+			fmt.Fprintf(tw, "%s\t–\t\t\t\t%s\n", role, rep.Unavailable[role])
 		}
 	}
 	return tw.Flush()

@@ -144,6 +144,6 @@ func TestModelsNamesWhatIsReachable(t *testing.T) {
 	fakeOpenCode(t, "fake/fake-coder", "fake/other")
 	code, out, errOut := runCLI(t, "models", "--repo", repo)
 	require.Equal(t, 0, code, "%s%s", out, errOut)
-	require.Contains(t, out, "2 models reachable through OpenCode")
+	require.Contains(t, out, "2 models reachable")
 	require.Contains(t, out, "reachable   fake/fake-coder, fake/other\n")
 }

@@ -353,3 +353,18 @@ func writeIfChanged(path string, content []byte) error {
 	}
 	return textio.WriteAtomic(path, content, 0o644)
 }
+
+// Prompt is the system prompt of one of horizon's agents, for appliers
+// that take it with each invocation rather than from an agent file.
+func Prompt(name string) (string, bool) {
+	for _, s := range agentSpecs {
+		if s.name == name {
+			return s.prompt, true
+		}
+	}
+	return "", false
+}
+
+// ReadOnly reports whether one of horizon's agents may not edit files or
+// run commands (every agent but the worker).
+func ReadOnly(name string) bool { return name != AgentWorker }

@@ -45,9 +45,9 @@ func (e *SessionError) Error() string {
 		msg = "(no message)"
 	}
 	if e.StatusCode != 0 {
-		return fmt.Sprintf("opencode session %s: %s (HTTP %d): %s", e.SessionID, e.Name, e.StatusCode, msg)
+		return fmt.Sprintf("agent session %s: %s (HTTP %d): %s", e.SessionID, e.Name, e.StatusCode, msg)
 	}
-	return fmt.Sprintf("opencode session %s: %s: %s", e.SessionID, e.Name, msg)
+	return fmt.Sprintf("agent session %s: %s: %s", e.SessionID, e.Name, msg)
 }
 
 // UnknownModelError is returned by ValidateModel for a model OpenCode does

@@ -163,6 +163,8 @@ type apiError struct {
 }
 
 type apiErrorBody struct {
-	Message string `json:"message"`
-	Type    string `json:"type"`
+	Message string  `json:"message"`
+	Type    string  `json:"type"`
+	Param   *string `json:"param"`
+	Code    *string `json:"code"`
 }

@@ -26,7 +26,7 @@ type Rule struct {
 	When    []string `json:"when"`             // every substring must occur in the request's system messages + ALL user messages (case-sensitive)
 	Unless  []string `json:"unless,omitempty"` // none may occur
 	Times   int      `json:"times,omitempty"`  // how many conversations (step-0 requests) this rule serves; 0 = unlimited
-	Replies []Reply  `json:"replies"`          // indexed by step = number of assistant messages after the LAST user message; past the end, the last reply repeats
+	Replies []Reply  `json:"replies"`          // indexed by step = number of assistant turns after the LAST user message (tool results are not user messages); past the end, the last reply repeats
 }
 
 // Reply is one model turn: text, tool calls, or both.
@@ -40,14 +40,16 @@ type Reply struct {
 	Hold  string `json:"hold,omitempty"`
 	Usage *Usage `json:"usage,omitempty"` // default: estimated from lengths
 	// Status, when set, answers the request with this HTTP status and an
-	// OpenAI-style error body carrying Error (e.g. 401 "Incorrect API key
-	// provided"), as a provider that refuses or fails does.
+	// error body carrying Error in the request's protocol (OpenAI or
+	// Anthropic; e.g. 401 "Incorrect API key provided"), as a provider that
+	// refuses or fails does.
 	Status int    `json:"status,omitempty"`
 	Error  string `json:"error,omitempty"`
 }
 
 // ToolCall asks the agent to run one of its tools. String values in Args may
-// use the template {{workdir}}.
+// use the template {{workdir}}. For a Responses API custom tool (Codex's
+// apply_patch) the freeform input is Args["input"].
 type ToolCall struct {
 	Name string         `json:"name"`
 	Args map[string]any `json:"args"`

@@ -23,26 +23,52 @@ const DefaultModel = "fake-coder"
 // maxBody caps a request body; OpenCode's first request is about 30 KB.
 const maxBody = 64 << 20
 
-// Request is what the server recorded about one chat-completions request.
+// The wire protocols the server speaks (Request.Protocol).
+const (
+	// ProtocolChat is OpenAI chat completions, POST /v1/chat/completions
+	// (OpenCode).
+	ProtocolChat = "chat"
+	// ProtocolAnthropic is the Anthropic Messages API, POST /v1/messages
+	// (Claude Code).
+	ProtocolAnthropic = "anthropic"
+	// ProtocolResponses is the OpenAI Responses API, POST /v1/responses
+	// (Codex CLI).
+	ProtocolResponses = "responses"
+)
+
+// Request is what the server recorded about one model request.
 type Request struct {
 	Rule     string // matched rule; "" when the fallback answered
 	Step     int
+	Protocol string // ProtocolChat, ProtocolAnthropic or ProtocolResponses
 	Model    string
 	Stream   bool
 	At       time.Time
 	LastUser string
 	Held     bool // the reply had a Hold
 	Title    bool // an OpenCode title request (see TitleMarker)
-	Workdir  string
+	// Aux names an auxiliary request of the agent's own that is not part
+	// of the conversation (see ClaudeHelperMarker); "" for the conversation's
+	// requests.
+	Aux     string
+	Workdir string
+	// Session is the conversation id the agent sent in a header:
+	// x-session-id (OpenCode), X-Claude-Code-Session-Id (Claude Code) or
+	// session-id (Codex, the thread id).
+	Session string
 	// Authorization is the request's Authorization header (OpenCode sends
-	// "Bearer <the provider's API key>").
+	// "Bearer <the provider's API key>", Codex "Bearer <$env_key>").
 	Authorization string
-	// ToolResults are the texts of the tool messages after the last user
+	// APIKey is the request's x-api-key header (Claude Code sends
+	// $ANTHROPIC_API_KEY there).
+	APIKey string
+	// ToolResults are the texts of the tool results after the last user
 	// message: the output of the tools the agent ran for this conversation.
 	ToolResults []string
 	// Tools are the names of the tools the request offers the model (an
 	// MCP server's tools among them, as OpenCode names them:
-	// <server>_<tool>).
+	// <server>_<tool>; in the Responses API a namespace's tools as
+	// <namespace>.<tool> and built-in tools such as web_search by type).
 	Tools []string
 }
 
@@ -55,8 +81,9 @@ type Server struct {
 
 	mu     sync.Mutex
 	served map[string]int // step-0 requests served per rule
-	// bound remembers which rule began each OpenCode session (x-session-id),
-	// so a conversation's later steps stay with the rule that served its
+	// bound remembers which rule began each conversation, keyed by the
+	// session id header and the prompt the steps count from (bindKey), so
+	// a conversation's later steps stay with the rule that served its
 	// step 0 even when an earlier rule with the same "when" also matches.
 	bound   map[string]string
 	reqs    []Request
@@ -67,7 +94,7 @@ type Server struct {
 	http    *http.Server
 	url     string
 	addr    string // where Start listened, for Up after Down
-	// failing, when set, answers every chat request with this status
+	// failing, when set, answers every model request with this status
 	// and failMsg (an outage: Fail and Recover).
 	failing int
 	failMsg string
@@ -162,8 +189,10 @@ func (s *Server) Up() error {
 	return nil
 }
 
-// Fail answers every chat request with HTTP status and msg until Recover
-// (e.g. 503 "Service Unavailable" for an outage). Requests are recorded.
+// Fail answers every model request, in any protocol, with HTTP status and
+// an error body carrying msg, shaped as the protocol's provider shapes it,
+// until Recover (e.g. 503 "Service Unavailable" for an outage). Requests
+// are recorded.
 func (s *Server) Fail(status int, msg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -249,19 +278,31 @@ func (s *Server) WaitForRequest(ctx context.Context, pred func(Request) bool) (R
 	}
 }
 
-// ServeHTTP serves POST /v1/chat/completions and GET /v1/models (also
-// without the /v1 prefix), so the server can be mounted in-process.
+// ServeHTTP serves POST /v1/chat/completions, POST /v1/messages (and
+// /v1/messages/count_tokens), POST /v1/responses and GET /v1/models (also
+// without the /v1 prefix), so the server can be mounted in-process. HEAD or
+// GET / and /api/hello answer 200: Claude Code checks it can reach its API
+// with HEAD /api/hello.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := strings.TrimSuffix(r.URL.Path, "/")
 	path = strings.TrimPrefix(path, "/v1")
-	switch path {
-	case "/chat/completions":
+	post := func(serve func(http.ResponseWriter, *http.Request), errf func(http.ResponseWriter, int, string)) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
-			writeError(w, http.StatusMethodNotAllowed, "use POST")
+			errf(w, http.StatusMethodNotAllowed, "use POST")
 			return
 		}
-		s.chat(w, r)
+		serve(w, r)
+	}
+	switch path {
+	case "/chat/completions":
+		post(s.chat, writeError)
+	case "/messages":
+		post(s.messages, writeAnthropicError)
+	case "/messages/count_tokens":
+		post(s.countTokens, writeAnthropicError)
+	case "/responses":
+		post(s.responses, writeResponsesError)
 	case "/models":
 		if r.Method != http.MethodGet {
 			w.Header().Set("Allow", http.MethodGet)
@@ -269,12 +310,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.listModels(w)
+	case "", "/api/hello":
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeError(w, http.StatusMethodNotAllowed, "use GET or HEAD")
+			return
+		}
+		w.WriteHeader(http.StatusOK)
 	default:
 		writeError(w, http.StatusNotFound, "no route for "+r.URL.Path)
 	}
 }
 
-// InFlight is the number of chat requests being answered right now (held,
+// InFlight is the number of model requests being answered right now (held,
 // delayed or streaming), so a test can see a cancelled agent let go of its
 // model request.
 func (s *Server) InFlight() int {
@@ -289,13 +337,55 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid chat completions request: "+err.Error())
 		return
 	}
-	conv := readConversation(req.Messages)
-	reply, hold := s.record(req, conv, r.Header.Get("x-session-id"), r.Header.Get("Authorization"))
+	ex := exchange{
+		protocol: ProtocolChat,
+		model:    req.Model,
+		stream:   req.Stream,
+		conv:     readConversation(req.Messages),
+		tools:    toolNames(req.Tools),
+	}
+	includeUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
+	s.answer(w, r, ex, chatDialect{model: req.Model, stream: req.Stream, includeUsage: includeUsage})
+}
+
+// exchange is one model request, read from any of the wire formats.
+type exchange struct {
+	protocol string
+	model    string
+	stream   bool
+	conv     conversation
+	tools    []string
+}
+
+// dialect writes a reply, or an error, in one wire format.
+type dialect interface {
+	writeReply(w http.ResponseWriter, out rendered)
+	writeError(w http.ResponseWriter, status int, msg string)
+}
+
+// sessionHeaders carry the conversation id, one agent each: OpenCode,
+// Claude Code, Codex.
+var sessionHeaders = []string{"x-session-id", "X-Claude-Code-Session-Id", "session-id"}
+
+func sessionID(r *http.Request) string {
+	for _, h := range sessionHeaders {
+		if v := r.Header.Get(h); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// answer is what every protocol does with a request once read: record it,
+// fail it during an outage, wait for its hold and delay, and write the
+// scripted reply.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, ex exchange, d dialect) {
+	reply, hold := s.record(ex, sessionID(r), r.Header)
 	s.mu.Lock()
 	failing, failMsg := s.failing, s.failMsg
 	s.mu.Unlock()
 	if failing != 0 {
-		writeError(w, failing, failMsg)
+		d.writeError(w, failing, failMsg)
 		return
 	}
 
@@ -322,28 +412,34 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 
 	if reply.Status != 0 {
-		writeError(w, reply.Status, reply.Error)
+		d.writeError(w, reply.Status, reply.Error)
 		return
 	}
-	out := s.render(reply, conv)
-	if req.Stream {
-		includeUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
-		writeStream(w, req.Model, out, includeUsage)
-		return
+	d.writeReply(w, s.render(reply, ex.conv))
+}
+
+// bindKey names the conversation a request continues: its session and the
+// prompt its steps count from. The prompt is part of the key because an
+// agent's sub-agents (Claude Code's Agent tool) share the session header.
+func bindKey(session string, c conversation) string {
+	if session == "" || c.title || c.aux != "" {
+		return ""
 	}
-	writeCompletion(w, req.Model, out)
+	return session + "\x00" + c.lastUser
 }
 
 // record picks the reply, counts a conversation against the rule's Times and
 // records the request, all under one lock so concurrent requests cannot
 // overdraw a rule. It returns the hold channel to wait on, if any.
-func (s *Server) record(req chatRequest, conv conversation, session, authorization string) (Reply, <-chan struct{}) {
+func (s *Server) record(ex exchange, session string, h http.Header) (Reply, <-chan struct{}) {
+	conv := ex.conv
+	key := bindKey(session, conv)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	reply, name := s.fallback, ""
 	bound := ""
-	if conv.step > 0 && session != "" && !conv.title {
-		bound = s.bound[session]
+	if conv.step > 0 && key != "" {
+		bound = s.bound[key]
 	}
 	for i := range s.rules {
 		rule := &s.rules[i]
@@ -358,28 +454,32 @@ func (s *Server) record(req chatRequest, conv conversation, session, authorizati
 		}
 		if conv.step == 0 {
 			s.served[rule.Name]++
-			if session != "" && !conv.title {
-				s.bound[session] = rule.Name
+			if key != "" {
+				s.bound[key] = rule.Name
 			}
 		}
 		reply, name = rule.reply(conv.step), rule.Name
 		break
 	}
-	s.noteModel(req.Model)
+	s.noteModel(ex.model)
 	s.reqs = append(s.reqs, Request{
 		Rule:     name,
 		Step:     conv.step,
-		Model:    req.Model,
-		Stream:   req.Stream,
+		Protocol: ex.protocol,
+		Model:    ex.model,
+		Stream:   ex.stream,
 		At:       time.Now(),
 		LastUser: conv.lastUser,
 		Held:     reply.Hold != "",
 		Title:    conv.title,
+		Aux:      conv.aux,
 		Workdir:  conv.workdir,
+		Session:  session,
 
-		Authorization: authorization,
+		Authorization: h.Get("Authorization"),
+		APIKey:        h.Get("x-api-key"),
 		ToolResults:   conv.tools,
-		Tools:         toolNames(req.Tools),
+		Tools:         ex.tools,
 	})
 	close(s.changed)
 	s.changed = make(chan struct{})
@@ -420,10 +520,18 @@ func (s *Server) listModels(w http.ResponseWriter) {
 
 // rendered is a reply ready to send: templates expanded, ids assigned.
 type rendered struct {
-	id        string
+	seq       uint64 // makes the ids of this reply unique
 	text      string
-	toolCalls []wireToolCall
+	toolCalls []renderedCall
 	usage     wireUsage
+}
+
+// renderedCall is one tool call with its arguments expanded; args is a
+// JSON object.
+type renderedCall struct {
+	name string
+	args map[string]any
+	json string
 }
 
 func (s *Server) render(reply Reply, conv conversation) rendered {
@@ -433,24 +541,20 @@ func (s *Server) render(reply Reply, conv conversation) rendered {
 		workdir = "."
 	}
 	out := rendered{
-		id:   fmt.Sprintf("chatcmpl-fake-%d", n),
+		seq:  n,
 		text: expand(reply.Text, workdir).(string),
 	}
 	completion := len(out.text)
-	for i, tc := range reply.ToolCalls {
+	for _, tc := range reply.ToolCalls {
 		args := map[string]any{}
 		if tc.Args != nil {
 			args = expand(tc.Args, workdir).(map[string]any)
 		}
 		raw, err := json.Marshal(args)
 		if err != nil { // only from Args built in Go with unmarshalable values
-			raw = []byte("{}")
+			args, raw = map[string]any{}, []byte("{}")
 		}
-		out.toolCalls = append(out.toolCalls, wireToolCall{
-			ID:       fmt.Sprintf("call_fake_%d_%d", n, i),
-			Type:     "function",
-			Function: wireFunction{Name: tc.Name, Arguments: string(raw)},
-		})
+		out.toolCalls = append(out.toolCalls, renderedCall{name: tc.Name, args: args, json: string(raw)})
 		completion += len(tc.Name) + len(raw)
 	}
 	if reply.Usage != nil {
@@ -461,6 +565,39 @@ func (s *Server) render(reply Reply, conv conversation) rendered {
 	}
 	out.usage.TotalTokens = out.usage.PromptTokens + out.usage.CompletionTokens
 	return out
+}
+
+// chatDialect writes OpenAI chat completions.
+type chatDialect struct {
+	model        string
+	stream       bool
+	includeUsage bool
+}
+
+func (d chatDialect) writeReply(w http.ResponseWriter, out rendered) {
+	if d.stream {
+		writeStream(w, d.model, out, d.includeUsage)
+		return
+	}
+	writeCompletion(w, d.model, out)
+}
+
+func (chatDialect) writeError(w http.ResponseWriter, status int, msg string) {
+	writeError(w, status, msg)
+}
+
+func (r rendered) chatID() string { return fmt.Sprintf("chatcmpl-fake-%d", r.seq) }
+
+func (r rendered) chatToolCalls() []wireToolCall {
+	var calls []wireToolCall
+	for i, tc := range r.toolCalls {
+		calls = append(calls, wireToolCall{
+			ID:       fmt.Sprintf("call_fake_%d_%d", r.seq, i),
+			Type:     "function",
+			Function: wireFunction{Name: tc.name, Arguments: tc.json},
+		})
+	}
+	return calls
 }
 
 func (r rendered) finishReason() string {
@@ -474,6 +611,20 @@ func (r rendered) finishReason() string {
 // stream of deltas.
 const textPiece = 48
 
+// textPieces cuts text into the deltas of a stream, at rune boundaries.
+func textPieces(text string) []string {
+	var pieces []string
+	for text != "" {
+		n := min(textPiece, len(text))
+		for n < len(text) && !utf8.RuneStart(text[n]) {
+			n++
+		}
+		pieces = append(pieces, text[:n])
+		text = text[n:]
+	}
+	return pieces
+}
+
 // writeStream sends the reply as OpenAI server-sent events: a role chunk,
 // text deltas, per tool call a chunk with its id and name and one with its
 // arguments, a finish chunk carrying usage, an extra usage-only chunk when
@@ -485,11 +636,12 @@ func writeStream(w http.ResponseWriter, model string, out rendered, includeUsage
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	created := time.Now().Unix()
+	id := out.chatID()
 	send := func(choices []chunkChoice, usage *wireUsage) bool {
 		if choices == nil {
 			choices = []chunkChoice{}
 		}
-		data, _ := json.Marshal(chunk{ID: out.id, Object: "chat.completion.chunk", Created: created, Model: model, Choices: choices, Usage: usage})
+		data, _ := json.Marshal(chunk{ID: id, Object: "chat.completion.chunk", Created: created, Model: model, Choices: choices, Usage: usage})
 		if _, err := fmt.Fprintf(w, "data: %s\n\n", data); err != nil {
 			return false
 		}
@@ -501,18 +653,12 @@ func writeStream(w http.ResponseWriter, model string, out rendered, includeUsage
 	if !send(one(delta{Role: "assistant", Content: &empty}), nil) {
 		return
 	}
-	for text := out.text; text != ""; {
-		n := min(textPiece, len(text))
-		for n < len(text) && !utf8.RuneStart(text[n]) {
-			n++
-		}
-		piece := text[:n]
-		text = text[n:]
+	for _, piece := range textPieces(out.text) {
 		if !send(one(delta{Content: &piece}), nil) {
 			return
 		}
 	}
-	for i, tc := range out.toolCalls {
+	for i, tc := range out.chatToolCalls() {
 		head := toolCallDelta{Index: i, ID: tc.ID, Type: "function", Function: functionDelta{Name: tc.Function.Name}}
 		if !send(one(delta{ToolCalls: []toolCallDelta{head}}), nil) {
 			return
@@ -536,13 +682,13 @@ func writeStream(w http.ResponseWriter, model string, out rendered, includeUsage
 }
 
 func writeCompletion(w http.ResponseWriter, model string, out rendered) {
-	msg := completionMessage{Role: "assistant", ToolCalls: out.toolCalls}
+	msg := completionMessage{Role: "assistant", ToolCalls: out.chatToolCalls()}
 	if out.text != "" || len(out.toolCalls) == 0 {
 		text := out.text
 		msg.Content = &text
 	}
 	writeJSON(w, http.StatusOK, completion{
-		ID:      out.id,
+		ID:      out.chatID(),
 		Object:  "chat.completion",
 		Created: time.Now().Unix(),
 		Model:   model,
@@ -557,6 +703,29 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
+// writeError writes an OpenAI error body (chat completions and the
+// Responses API share it), its type and code chosen by status as OpenAI's
+// are.
 func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, apiError{Error: apiErrorBody{Message: msg, Type: "invalid_request_error"}})
+	typ, code := openAIErrorKind(status)
+	body := apiErrorBody{Message: msg, Type: typ}
+	if code != "" {
+		body.Code = &code
+	}
+	writeJSON(w, status, apiError{Error: body})
+}
+
+func openAIErrorKind(status int) (typ, code string) {
+	switch {
+	case status == http.StatusUnauthorized:
+		return "invalid_request_error", "invalid_api_key"
+	case status == http.StatusTooManyRequests:
+		return "rate_limit_error", "rate_limit_exceeded"
+	case status == http.StatusServiceUnavailable:
+		return "server_error", "server_overloaded"
+	case status >= 500:
+		return "server_error", ""
+	default:
+		return "invalid_request_error", ""
+	}
 }

@@ -19,6 +19,10 @@ const (
 var packages = map[string]string{
 	OpenCode: "opencode-ai@1.18.33",
 	AstGrep:  "@ast-grep/cli@0.51.1",
+	// The applier CLIs, optional; these are the versions horizon's tests
+	// drive.
+	"claude": "@anthropic-ai/claude-code@2.1.328",
+	"codex":  "@openai/codex@0.169.0",
 }
 
 // NotFoundError says a tool could not be found, and how to install it.
