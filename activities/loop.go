@@ -19,6 +19,7 @@ import (
 
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/agent"
+	"github.com/horizon/horizon/internal/applier"
 )
 
 // Compactor is what a loop needs of OpenCode besides sessions: the model's
@@ -158,7 +159,11 @@ func (a *Activities) PrepareLoop(ctx context.Context, in LoopInput) (LoopPlan, e
 	if err != nil {
 		return LoopPlan{}, fmt.Errorf("prepare loop %s: models OpenCode can use: %w", in.ID, err)
 	}
+	connected = openCodeRoutes(connected)
 	model := in.Model
+	if k := applierOf(model); model != "" && k != string(applier.OpenCode) {
+		return LoopPlan{}, badInput("loop %s: --model %s runs on %s, and a loop's activations are turns of one OpenCode session (compaction, the next turn's marker): pick an OpenCode route (`horizon models` lists them)", in.ID, model, k)
+	}
 	if model == "" {
 		c, err := lb.Resolve(string(role), connected)
 		if err != nil {

@@ -27,6 +27,7 @@ import (
 
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/agent"
+	"github.com/horizon/horizon/internal/applier"
 	"github.com/horizon/horizon/internal/specialist"
 )
 
@@ -223,6 +224,11 @@ func (a *Activities) PrepareTask(ctx context.Context, in TaskInput) (TaskPlan, e
 	connected, err := a.Sessions.Models(ctx, in.Repo)
 	if err != nil {
 		return TaskPlan{}, fmt.Errorf("prepare task %s: models OpenCode can use: %w", in.ID, err)
+	}
+	// A task runs a specialist, an OpenCode agent: on OpenCode's routes.
+	connected = openCodeRoutes(connected)
+	if k := applierOf(in.Model); in.Model != "" && k != string(applier.OpenCode) {
+		return TaskPlan{}, badInput("task %s: --model %s runs on %s, and a task runs a specialist, which is an OpenCode agent: pick an OpenCode route (`horizon models` lists them)", in.ID, in.Model, k)
 	}
 	b := specialist.Bind(sp, lb, connected, in.Model)
 	if !b.Available() {

@@ -31,6 +31,18 @@ func applierOf(route string) string {
 	return string(k)
 }
 
+// openCodeRoutes are the routes of connected that run on OpenCode: what
+// loops and tasks, which need OpenCode's sessions and agents, choose from.
+func openCodeRoutes(connected []string) []string {
+	var out []string
+	for _, r := range connected {
+		if k, _ := applier.Of(r); k == applier.OpenCode {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // availability records which rungs of the ladder this run can use, once,
 // at preflight (the workflow keeps it, so replays see the same ladder).
 //

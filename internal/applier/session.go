@@ -160,7 +160,7 @@ func (r *Runner) RunSession(ctx context.Context, req agent.SessionRequest, onPro
 		res.Resumed = true
 		onProgress(agent.Progress{SessionID: res.SessionID, Phase: "done", Usage: res.Usage})
 		log.Info().Str("Session", res.SessionID).Msg("applier turn had finished; returned from its log")
-		return res, past.err()
+		return res, nil
 	}
 	inv := invocation{Model: model, Route: req.Model, Dir: req.Directory, Agent: req.Agent, ReadOnly: d.readOnly(req.Agent)}
 	prompt := req.Prompt
@@ -184,6 +184,10 @@ func (r *Runner) RunSession(ctx context.Context, req agent.SessionRequest, onPro
 		return agent.SessionResult{SessionID: firstNonEmpty(cur.session, inv.Session)}, ctx.Err()
 	}
 	all := past.then(cur)
+	if cur.final && cur.failed != nil {
+		cur.failed.SessionID = all.session
+		return agent.SessionResult{SessionID: all.session, Resumed: inv.Resume, Asked: all.asked}, cur.failed
+	}
 	if !cur.finished() {
 		if runErr == nil {
 			runErr = errors.New("the CLI ended without finishing the turn")
@@ -194,7 +198,7 @@ func (r *Runner) RunSession(ctx context.Context, req agent.SessionRequest, onPro
 	res.Resumed = inv.Resume
 	onProgress(agent.Progress{SessionID: res.SessionID, Phase: "done", Usage: res.Usage})
 	log.Info().Str("Session", res.SessionID).Float64("Cost", res.Usage.Cost).Int64("Input", res.Usage.Input).Int64("Output", res.Usage.Output).Msg("applier turn finished")
-	return res, all.err()
+	return res, nil
 }
 
 func phaseOf(resume bool) string {
@@ -271,7 +275,7 @@ func (r *Runner) invoke(ctx context.Context, d driver, bin string, inv invocatio
 	}
 	werr := cmd.Wait()
 	cur.stderr = stderr.String()
-	if werr != nil && !cur.finished() {
+	if werr != nil && !cur.final {
 		return cur, werr
 	}
 	return cur, nil
@@ -313,7 +317,10 @@ func (t *transcript) add(ev event) bool {
 	return ev.Phase != "" || ev.Retry != nil || ev.Session != ""
 }
 
-func (t *transcript) finished() bool { return t.final }
+// finished says the session's last turn ended well: one that ended in an
+// error (the provider failed, refused) is continued by the next attempt,
+// not returned again.
+func (t *transcript) finished() bool { return t.final && t.failed == nil }
 
 func (t *transcript) err() error {
 	if t.failed != nil {

@@ -47,7 +47,7 @@ func TestReadLog(t *testing.T) {
 		{"claude-finished.jsonl", claude{}, "3f1c2b9e-8a1d-4c55-9e3b-2f4a5b6c7d8e", true, "done\n```horizon-report\n{}\n```", 0.0123, ""},
 		{"claude-crashed.jsonl", claude{}, "3f1c2b9e-8a1d-4c55-9e3b-2f4a5b6c7d8e", false, "working on it", 0, ""},
 		{"claude-resumed.jsonl", claude{}, "3f1c2b9e-8a1d-4c55-9e3b-2f4a5b6c7d8e", true, "after resume", 0.02, ""},
-		{"claude-401.jsonl", claude{}, "58ff7e9b-ca13-406c-93fa-1a1a3d35add2", true, "", 0, "401"},
+		{"claude-401.jsonl", claude{}, "58ff7e9b-ca13-406c-93fa-1a1a3d35add2", false, "", 0, "401"}, // a failed turn is continued, not returned
 		{"codex-finished.jsonl", codex{}, "01a23840-c0ff-7f52-be86-9067094c6902", true, "all done", 0.0002, ""},
 		{"codex-crashed.jsonl", codex{}, "01a23840-c0ff-7f52-be86-9067094c6902", false, "", 0, ""},
 	}

@@ -369,3 +369,57 @@ func TestDayCeilingPausesBeforeApplier(t *testing.T) {
 	}
 	require.Greater(t, applierSpend, 0.0, "the appliers' cost did not reach the day's ledger:\n%s", b)
 }
+
+// Outages and refusals get the treatment OpenCode's do: Claude Code's 401
+// blocks the run missing_credential with the provider's words, without
+// retrying; Codex failing on a 500 makes the run wait visibly (the
+// provider named as unreachable) and go on once it answers again.
+func TestApplierOutages(t *testing.T) {
+	needsE2E(t)
+	tl := allTools()[0]
+	const goalUpper = "Add lib/upper.sh, which prints its argument in upper case, with a test under tests/."
+	t.Run("claude-code 401", func(t *testing.T) {
+		script := &fakemodel.Script{Rules: []fakemodel.Rule{{Name: "worker-401", When: []string{"# Task (attempt"},
+			Replies: []fakemodel.Reply{{Status: 401, Error: refusedKey}}}}}
+		w := applierWorld(t, script, leaderboardFor(claudeRoute, codexRoute))
+		repo, _ := toolsRepo(t)
+		out, code := w.stdout("start", "--detach", "--repo", repo, goalUpper)
+		require.Equal(t, 0, code, out)
+		id := strings.TrimSpace(out)
+		s := w.waitStatus(id, 2*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() })
+		require.Equal(t, horizon.StatusBlocked, s.Status, s.Reason)
+		require.NotNil(t, s.Blocker)
+		require.Equal(t, horizon.BlockerMissingCredential, s.Blocker.Type)
+		require.Contains(t, s.Blocker.Evidence, "401")
+		// horizon does not retry a refusal: one session asked. (Claude
+		// Code itself asks its key helper again after a 401 and retries
+		// within the session.)
+		sessions := map[string]bool{}
+		for _, r := range w.model.Requests() {
+			sessions[r.Session] = true
+		}
+		require.Len(t, sessions, 1, "a refused key was retried in another session")
+	})
+	t.Run("codex 500", func(t *testing.T) {
+		script := &fakemodel.Script{Rules: []fakemodel.Rule{
+			{Name: "worker", When: []string{"# Task (attempt 1"}, Replies: []fakemodel.Reply{
+				{ToolCalls: []fakemodel.ToolCall{writeFile(codexRoute, "lib/"+tl.name+".sh", tl.code), writeFile(codexRoute, "tests/test_"+tl.name+".sh", tl.test)}},
+				{Text: report("added lib/upper.sh and its test")},
+			}},
+			{Name: "auditor", When: []string{"# Audit (attempt 1)"}, Replies: []fakemodel.Reply{{Text: acceptAudit}}},
+		}}
+		w := applierWorld(t, script, leaderboardFor(codexRoute, claudeRoute))
+		w.model.Fail(500, "upstream overloaded")
+		repo, _ := toolsRepo(t)
+		out, code := w.stdout("start", "--detach", "--repo", repo, goalUpper)
+		require.Equal(t, 0, code, out)
+		id := strings.TrimSpace(out)
+		s := w.waitStatus(id, 3*time.Minute, func(s horizon.RunState) bool { return s.Outage != nil || s.Status.Terminal() })
+		require.False(t, s.Status.Terminal(), "the run ended on an outage: %s", s.Reason)
+		require.Equal(t, "model provider unreachable", s.Outage.On, "%+v", s.Outage)
+		w.model.Recover()
+		final := w.waitStatus(id, 4*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() })
+		require.Equal(t, horizon.StatusCompleted, final.Status, final.Reason)
+		require.Nil(t, final.Outage)
+	})
+}
