@@ -148,6 +148,9 @@ func TestAppliersPlannedRun(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			w := applierWorld(t, applierToolsScript(t, c.worker), leaderboardFor(c.worker, c.auditor), "HORIZON_RUN_PLANNED=true")
 			repo, head := toolsRepo(t)
+			if c.worker == claudeRoute {
+				checkAppliersShown(t, w, repo)
+			}
 			out, code := w.run(context.Background(), "start", "--repo", repo, toolsGoal)
 			require.Equal(t, 0, code, out)
 			id := runIDRe.FindString(out)
@@ -422,4 +425,32 @@ func TestApplierOutages(t *testing.T) {
 		require.Equal(t, horizon.StatusCompleted, final.Status, final.Reason)
 		require.Nil(t, final.Outage)
 	})
+}
+
+// checkAppliersShown: `horizon models` names each role's applier with its
+// version and says why each CLI is connected; `horizon doctor` has a line
+// for each.
+func checkAppliersShown(t *testing.T, w *world, repo string) {
+	t.Helper()
+	out, code := w.run(t.Context(), "models", "--repo", repo)
+	require.Equal(t, 0, code, out)
+	t.Logf("horizon models:\n%s", out)
+	require.Regexp(t, `(?m)^claude-code +connected: key in \$ANTHROPIC_API_KEY`, out)
+	require.Regexp(t, `(?m)^codex +connected: config.toml provider "fake" with its key in \$FAKE_KEY`, out)
+	require.Regexp(t, `(?m)^build +`+claudeRoute+` +claude-code 2\.1\.328`, out)
+	require.Regexp(t, `(?m)^analyze +`+codexRoute+` +codex codex-cli 0\.169\.0`, out)
+	out, code = w.run(t.Context(), "doctor", "--repo", repo, "--json")
+	require.Equal(t, 0, code, out)
+	var checks []struct {
+		Name   string `json:"name"`
+		OK     bool   `json:"ok"`
+		Detail string `json:"detail"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &checks), out)
+	seen := map[string]string{}
+	for _, c := range checks {
+		seen[c.Name] = c.Detail
+	}
+	require.Contains(t, seen["claude-code"], "connected: key in $ANTHROPIC_API_KEY")
+	require.Contains(t, seen["codex"], "codex-cli 0.169.0, connected")
 }
