@@ -16,7 +16,6 @@ import (
 	"github.com/horizon/horizon/advisor"
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/agent"
-	"github.com/horizon/horizon/internal/applier"
 )
 
 // AgentAdvisor is the watchdog's read-only OpenCode agent.
@@ -120,12 +119,6 @@ func (a *Activities) AdvisorWatch(ctx context.Context, in AdvisorInput) (Advisor
 	w.out.Transcript = filepath.Join(a.runDir(in.RunID), "transcripts", fmt.Sprintf("%s-attempt-%d-advice.md", in.Feature, in.Attempt))
 	w.heart = startHeartbeat(ctx, beatOptions{Details: w.hb})
 	defer w.heart.Stop()
-	if k := applierOf(in.WorkerModel); k != string(applier.OpenCode) {
-		// The watchdog reads and writes an OpenCode session; an applier's
-		// CLI takes no note mid-turn. Recorded, so the run says so.
-		w.fail(fmt.Sprintf("the worker runs on %s (%s): the watchdog reviews OpenCode sessions only", k, in.WorkerModel))
-		return w.finish(), nil
-	}
 	ses, ok := a.Sessions.(AdviceSessions)
 	if !ok {
 		w.fail("this worker's agent runtime cannot be watched")

@@ -445,6 +445,17 @@ func (l *lazySessions) Agents(ctx context.Context, dir string) ([]agent.AgentInf
 // FindSession, Transcript, Follow, Idle and Deliver give the advisor's
 // watchdog the worker's session (activities.AdviceSessions).
 func (l *lazySessions) FindSession(ctx context.Context, dir, title string) (string, error) {
+	if sid, err := l.appliers.FindSession(ctx, dir, title); sid != "" || err != nil {
+		return sid, err
+	}
+	l.mu.Lock()
+	started := l.srv != nil
+	l.mu.Unlock()
+	if !started {
+		// An OpenCode worker's session starts OpenCode; until then there
+		// is nothing to find (and an applier's worker needs no OpenCode).
+		return "", nil
+	}
 	s, err := l.server(ctx)
 	if err != nil {
 		return "", err
@@ -453,6 +464,9 @@ func (l *lazySessions) FindSession(ctx context.Context, dir, title string) (stri
 }
 
 func (l *lazySessions) Transcript(ctx context.Context, dir, sid string) ([]agent.Message, error) {
+	if l.appliers.Knows(sid) {
+		return l.appliers.Transcript(ctx, dir, sid)
+	}
 	s, err := l.server(ctx)
 	if err != nil {
 		return nil, err
@@ -461,6 +475,9 @@ func (l *lazySessions) Transcript(ctx context.Context, dir, sid string) ([]agent
 }
 
 func (l *lazySessions) Follow(ctx context.Context, dir, sid string) <-chan struct{} {
+	if l.appliers.Knows(sid) {
+		return l.appliers.Follow(ctx, dir, sid)
+	}
 	s, err := l.server(ctx)
 	if err != nil {
 		return nil // no events: the watchdog polls
@@ -469,6 +486,9 @@ func (l *lazySessions) Follow(ctx context.Context, dir, sid string) <-chan struc
 }
 
 func (l *lazySessions) Idle(ctx context.Context, dir, sid string) (bool, error) {
+	if l.appliers.Knows(sid) {
+		return l.appliers.Idle(ctx, dir, sid)
+	}
 	s, err := l.server(ctx)
 	if err != nil {
 		return false, err
@@ -477,6 +497,9 @@ func (l *lazySessions) Idle(ctx context.Context, dir, sid string) (bool, error) 
 }
 
 func (l *lazySessions) Deliver(ctx context.Context, dir, sid string, d agent.Delivery) error {
+	if l.appliers.Knows(sid) {
+		return l.appliers.Deliver(ctx, dir, sid, d)
+	}
 	s, err := l.server(ctx)
 	if err != nil {
 		return err

@@ -24,6 +24,9 @@
 //   - Claude Code's reported cost, and Codex's tokens priced from the
 //     leaderboard, are the session's Usage.Cost: the activity records them
 //     with the one spend authority, like an OpenCode session's.
+//   - The advisor's watchdog reads the session from its log (advice.go)
+//     and leaves its notes there; a waking note reaches the worker with
+//     its next turn, in the same session.
 //   - The person's login, keys and configuration are used as they are and
 //     never changed. horizon's settings travel with each invocation
 //     (Claude Code's --settings, Codex's -c overrides). The agent's shell

@@ -312,3 +312,81 @@ func assertGone(t *testing.T, k Kind) bool {
 	t.Errorf("the CLI outlived its cancelled session: %s", strings.Join(left, "\n"))
 	return false
 }
+
+// An advisor's waking note delivered while the CLI works reaches the
+// worker with its next turn, in the same session, before RunSession
+// returns; the watchdog finds the session by its title, reads the note in
+// the transcript, and sees it idle only once that turn is over.
+func TestWakingNoteContinuesTheSession(t *testing.T) {
+	for _, k := range Kinds {
+		t.Run(string(k), func(t *testing.T) {
+			w := newWorld(t, &fakemodel.Script{Rules: []fakemodel.Rule{
+				{Name: "answer", When: []string{"write the greeting", "use hello.txt"}, Replies: []fakemodel.Reply{
+					{ToolCalls: []fakemodel.ToolCall{writeCall(k, "hello.txt", "hi")}},
+					{Text: report},
+				}},
+				{Name: "worker", When: []string{"write the greeting"}, Replies: []fakemodel.Reply{
+					{Hold: "note-in", Text: "Done without the file.\n```horizon-report\n{\"status\": \"done\"}\n```"},
+				}},
+			}})
+			req := agent.SessionRequest{Directory: w.lane, Agent: agent.AgentWorker, Model: route(k), Prompt: "Please write the greeting.", Title: "run-1 f1 attempt 1 worker"}
+			type result struct {
+				res agent.SessionResult
+				err error
+			}
+			done := make(chan result, 1)
+			go func() {
+				res, err := w.r.RunSession(t.Context(), req, nil)
+				done <- result{res, err}
+			}()
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+			defer cancel()
+			_, err := w.model.WaitForRequest(ctx, func(r fakemodel.Request) bool { return r.Held })
+			require.NoError(t, err)
+			sid, err := w.r.FindSession(ctx, w.lane, req.Title)
+			require.NoError(t, err)
+			require.NotEmpty(t, sid)
+			idle, err := w.r.Idle(ctx, w.lane, sid)
+			require.NoError(t, err)
+			require.False(t, idle, "a working session reads idle")
+			note := agent.Delivery{MessageID: "msg_note_1", NoteID: "r1.1", Text: "[horizon advisor · blocker] use hello.txt for the greeting", Wake: true}
+			require.NoError(t, w.r.Deliver(ctx, w.lane, sid, note))
+			require.NoError(t, w.r.Deliver(ctx, w.lane, sid, note), "a second delivery of the same message")
+			w.model.Release("note-in")
+
+			got := <-done
+			require.NoError(t, got.err)
+			require.Equal(t, sid, got.res.SessionID)
+			require.Contains(t, got.res.Text, "horizon-report")
+			require.Contains(t, got.res.Text, "wrote it", "the turn that answers the note is the result")
+			b, err := os.ReadFile(filepath.Join(w.lane, "hello.txt"))
+			require.NoError(t, err)
+			require.Equal(t, "hi", string(b))
+			idle, err = w.r.Idle(ctx, w.lane, sid)
+			require.NoError(t, err)
+			require.True(t, idle)
+
+			msgs, err := w.r.Transcript(ctx, w.lane, sid)
+			require.NoError(t, err)
+			notes := 0
+			for _, m := range msgs {
+				if m.Advice == "r1.1" {
+					notes++
+					require.True(t, m.Wake)
+				}
+			}
+			require.Equal(t, 1, notes, "the note once in the transcript: %+v", msgs)
+			last := msgs[len(msgs)-1]
+			require.Equal(t, "assistant", last.Role)
+			require.Equal(t, "stop", last.Finish)
+			answered := 0
+			for _, r := range w.model.Requests() {
+				if r.Rule == "answer" {
+					answered++
+					require.Equal(t, sid, r.Session, "the note's turn ran in another session")
+				}
+			}
+			require.Positive(t, answered)
+		})
+	}
+}

@@ -45,6 +45,10 @@ type Options struct {
 // daemon's session runtime.
 type Runner struct {
 	o Options
+
+	mu      sync.Mutex
+	logs    map[string]string // session ID → its log
+	running map[string]bool   // sessions a RunSession holds
 }
 
 // New is a Runner with o.
@@ -52,7 +56,7 @@ func New(o Options) *Runner {
 	if o.Price == nil {
 		o.Price = func(string) ladder.Price { return ladder.Price{} }
 	}
-	return &Runner{o: o}
+	return &Runner{o: o, logs: map[string]string{}, running: map[string]bool{}}
 }
 
 // driver is what differs between the CLIs: how to invoke one and how to
@@ -105,6 +109,9 @@ type marker struct {
 	At      time.Time `json:"at"`
 	Session string    `json:"session,omitempty"`
 	Resume  bool      `json:"resume"`
+	// Prompt is the head of what the invocation was asked (the watchdog's
+	// transcript shows it).
+	Prompt string `json:"prompt,omitempty"`
 }
 
 // logPath is the session log of a session title (each activity's session
@@ -154,7 +161,8 @@ func (r *Runner) RunSession(ctx context.Context, req agent.SessionRequest, onPro
 	}
 	log := r.o.Log.With().Str("Applier", string(kind)).Str("Model", model).Str("Directory", req.Directory).Logger()
 	sid := firstNonEmpty(past.session, req.ResumeSessionID)
-	if past.finished() {
+	r.register(sid, logPath)
+	if past.finished() && !past.wakes() {
 		// The turn ended before the attempt that ran it could say so.
 		res := past.result(r.o.Price(req.Model))
 		res.Resumed = true
@@ -168,6 +176,12 @@ func (r *Runner) RunSession(ctx context.Context, req agent.SessionRequest, onPro
 	case sid != "" && past.started:
 		inv.Session, inv.Resume = sid, true
 		prompt = agent.ContinuationPrompt
+		if past.finished() {
+			prompt = "" // woken after its report: the notes are the turn
+		}
+		if notes := past.notesPrompt(); notes != "" {
+			prompt = strings.TrimSpace(notes + "\n\n" + prompt)
+		}
 	case kind == Claude:
 		// Claude Code takes the ID it is given: the heartbeat has it
 		// before the CLI runs.
@@ -179,27 +193,63 @@ func (r *Runner) RunSession(ctx context.Context, req agent.SessionRequest, onPro
 	if inv.Session != "" {
 		onProgress(agent.Progress{SessionID: inv.Session, Phase: phaseOf(inv.Resume)})
 	}
-	cur, runErr := r.invoke(ctx, d, bin, inv, prompt, logPath, log, onProgress)
-	if ctx.Err() != nil {
-		return agent.SessionResult{SessionID: firstNonEmpty(cur.session, inv.Session)}, ctx.Err()
-	}
-	all := past.then(cur)
-	if cur.final && cur.failed != nil {
-		cur.failed.SessionID = all.session
-		return agent.SessionResult{SessionID: all.session, Resumed: inv.Resume, Asked: all.asked}, cur.failed
-	}
-	if !cur.finished() {
-		if runErr == nil {
-			runErr = errors.New("the CLI ended without finishing the turn")
+	resumed := inv.Resume
+	held := inv.Session
+	r.setRunning(held, logPath, d, true)
+	defer func() {
+		if held != "" {
+			r.release(held)
 		}
-		return agent.SessionResult{SessionID: all.session, Resumed: inv.Resume}, &agent.SessionError{Name: "ApplierExited", Message: fmt.Sprintf("%s: %v%s", kind, runErr, cur.stderrNote())}
+	}()
+	for turn := 1; ; turn++ {
+		cur, runErr := r.invoke(ctx, d, bin, inv, prompt, logPath, log, func(p agent.Progress) {
+			if held == "" && p.SessionID != "" {
+				held = p.SessionID // Codex names its thread in its first event
+				r.setRunning(held, logPath, d, true)
+			}
+			onProgress(p)
+		})
+		if ctx.Err() != nil {
+			return agent.SessionResult{SessionID: firstNonEmpty(cur.session, inv.Session)}, ctx.Err()
+		}
+		session := firstNonEmpty(cur.session, inv.Session, sid)
+		if cur.final && cur.failed != nil {
+			cur.failed.SessionID = session
+			return agent.SessionResult{SessionID: session, Resumed: resumed, Asked: cur.asked}, cur.failed
+		}
+		if !cur.finished() {
+			if runErr == nil {
+				runErr = errors.New("the CLI ended without finishing the turn")
+			}
+			return agent.SessionResult{SessionID: session, Resumed: resumed}, &agent.SessionError{Name: "ApplierExited", Message: fmt.Sprintf("%s: %v%s", kind, runErr, cur.stderrNote())}
+		}
+		woken, err := r.setRunning(held, logPath, d, false)
+		if err != nil {
+			return agent.SessionResult{SessionID: session}, err
+		}
+		if woken != nil && turn < maxNoteTurns {
+			// The advisor's blocker came in while the CLI worked: the
+			// worker's next turn answers it.
+			log.Info().Str("Session", session).Msg("applier session continues with the advisor's notes")
+			inv.Session, inv.Resume, prompt = session, true, woken.notesPrompt()
+			continue
+		}
+		r.release(held)
+		held = ""
+		all, err := readLog(logPath, d)
+		if err != nil {
+			return agent.SessionResult{SessionID: session}, err
+		}
+		res := all.result(r.o.Price(req.Model))
+		res.Resumed = resumed
+		onProgress(agent.Progress{SessionID: res.SessionID, Phase: "done", Usage: res.Usage})
+		log.Info().Str("Session", res.SessionID).Float64("Cost", res.Usage.Cost).Int64("Input", res.Usage.Input).Int64("Output", res.Usage.Output).Msg("applier turn finished")
+		return res, nil
 	}
-	res := all.result(r.o.Price(req.Model))
-	res.Resumed = inv.Resume
-	onProgress(agent.Progress{SessionID: res.SessionID, Phase: "done", Usage: res.Usage})
-	log.Info().Str("Session", res.SessionID).Float64("Cost", res.Usage.Cost).Int64("Input", res.Usage.Input).Int64("Output", res.Usage.Output).Msg("applier turn finished")
-	return res, nil
 }
+
+// maxNoteTurns bounds the turns one RunSession runs for waking notes.
+const maxNoteTurns = 4
 
 func phaseOf(resume bool) string {
 	if resume {
@@ -231,7 +281,7 @@ func (r *Runner) invoke(ctx context.Context, d driver, bin string, inv invocatio
 		return cur, fmt.Errorf("applier session log: %w", err)
 	}
 	defer f.Close()
-	m, _ := json.Marshal(marker{Horizon: "invocation", At: time.Now().UTC(), Session: inv.Session, Resume: inv.Resume})
+	m, _ := json.Marshal(marker{Horizon: "invocation", At: time.Now().UTC(), Session: inv.Session, Resume: inv.Resume, Prompt: head(prompt, 2000)})
 	if _, err := f.Write(append(m, '\n')); err != nil {
 		return cur, fmt.Errorf("applier session log: %w", err)
 	}
@@ -292,6 +342,10 @@ type transcript struct {
 	priced  bool        // usage tokens still need pricing
 	asked   []horizon.Ask
 	stderr  string
+	// pending are the advisor's notes since the last invocation began;
+	// delivered holds every note's message ID in the log.
+	pending   []adviceLine
+	delivered map[string]bool
 }
 
 // add takes in one event; it reports whether the event is worth telling.
@@ -342,6 +396,7 @@ func (t *transcript) then(next *transcript) *transcript {
 	out.usage.Cost += t.usage.Cost
 	out.priced = t.priced || next.priced
 	out.asked = append(append([]horizon.Ask(nil), t.asked...), next.asked...)
+	out.delivered = t.delivered
 	return &out
 }
 
@@ -379,6 +434,7 @@ func readLog(path string, d driver) (*transcript, error) {
 	defer f.Close()
 	all := &transcript{}
 	cur := &transcript{}
+	delivered := map[string]bool{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64*1024), 64<<20)
 	for sc.Scan() {
@@ -387,11 +443,20 @@ func readLog(path string, d driver) (*transcript, error) {
 			continue
 		}
 		var m marker
-		if json.Unmarshal(line, &m) == nil && m.Horizon == "invocation" {
-			if cur.started {
-				all = all.then(cur)
+		if json.Unmarshal(line, &m) == nil && m.Horizon != "" {
+			switch m.Horizon {
+			case "invocation":
+				if cur.started {
+					all = all.then(cur)
+				}
+				cur = &transcript{started: true, session: m.Session}
+			case "advice":
+				var a adviceLine
+				if json.Unmarshal(line, &a) == nil {
+					cur.pending = append(cur.pending, a)
+					delivered[a.ID] = true
+				}
 			}
-			cur = &transcript{started: true, session: m.Session}
 			continue
 		}
 		cur.add(d.event(line))
@@ -400,11 +465,22 @@ func readLog(path string, d driver) (*transcript, error) {
 		return nil, fmt.Errorf("applier session log %s: %w", path, err)
 	}
 	if !cur.started {
+		all.delivered = delivered
 		return all, nil
 	}
 	// The usage of an invocation that never ended is unknown: the CLI
 	// reports it at the end. Its ID and text carry on.
-	return all.then(cur), nil
+	out := all.then(cur)
+	out.delivered = delivered
+	return out, nil
+}
+
+// head is s cut at n bytes.
+func head(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 func firstNonEmpty(s ...string) string {

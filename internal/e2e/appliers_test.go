@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/internal/demo"
 	"github.com/horizon/horizon/internal/fakemodel"
 )
 
@@ -453,4 +454,58 @@ func checkAppliersShown(t *testing.T, w *world, repo string) {
 	}
 	require.Contains(t, seen["claude-code"], "connected: key in $ANTHROPIC_API_KEY")
 	require.Contains(t, seen["codex"], "codex-cli 0.169.0, connected")
+}
+
+// The advisor's watchdog on a Claude Code worker: it reviews the session
+// from its event stream (the session log), and its blocker, true in the
+// lane, reaches the worker with its next turn: the worker had reported,
+// the note continues the same session, and the turn that answers it fixes
+// add.sh. The advice record says the note woke the worker.
+func TestAdvisorWatchesAnApplierWorker(t *testing.T) {
+	needsE2E(t)
+	const fixed = "#!/bin/sh\n# add.sh A B prints the sum of two integers.\necho $(( $1 + $2 ))\n"
+	worker, blocker := "# Task (attempt 1 of", "[horizon advisor · blocker"
+	review1 := adviceReply(adviceNote("blocker", "add.sh subtracts: the goal wants the sum, use + instead of -", evidence("add.sh", 3, "`echo $(( $1 - $2 ))`")))
+	script := &fakemodel.Script{Rules: []fakemodel.Rule{
+		{Name: "advisor-1", When: []string{advisorSystem, "Review 1 of the worker's session"}, Replies: []fakemodel.Reply{review1}},
+		{Name: "advisor-rest", When: []string{advisorSystem}, Replies: []fakemodel.Reply{adviceReply()}},
+		{Name: "worker-answers", When: []string{worker, blocker}, Replies: []fakemodel.Reply{
+			{ToolCalls: []fakemodel.ToolCall{{Name: "Bash", Args: map[string]any{"command": "printf '%s' '" + fixed + "' > add.sh"}}}},
+			{Text: report("fixed the operator as the advisor said")},
+		}},
+		{Name: "worker", When: []string{worker}, Replies: []fakemodel.Reply{
+			{ToolCalls: []fakemodel.ToolCall{{Name: "Read", Args: map[string]any{"file_path": "add.sh"}}}},
+			{Hold: "worker-step-2", Text: "Done without advice.\n\n```horizon-report\n{\"status\": \"satisfied\", \"summary\": \"nothing changed\"}\n```"},
+		}},
+		{Name: "auditor", When: []string{"# Audit (attempt 1)"}, Replies: []fakemodel.Reply{{Text: acceptAudit}}},
+	}}
+	w := applierWorld(t, script, leaderboardFor(claudeRoute, codexRoute),
+		"HORIZON_ADVISOR_ENABLED=true",
+		"HORIZON_ADVISOR_WATCHDOG_MODEL="+demo.Model,
+		"HORIZON_ADVISOR_REVIEW_MODE=step",
+		"HORIZON_ADVISOR_REVIEW_INTERVAL=1",
+		"HORIZON_ADVISOR_IMMUNE_TURNS=0",
+		"HORIZON_ADVISOR_TIMEOUT=60s",
+	)
+	repo, _ := fixture(t)
+	out, code := w.stdout("start", "--detach", "--repo", repo, goal)
+	require.Equal(t, 0, code, out)
+	id := strings.TrimSpace(out)
+
+	w.adviceFile(id, 3*time.Minute, "**r1.1** delivered · blocker")
+	w.model.Release("worker-step-2")
+	s := w.waitStatus(id, 4*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() })
+	require.Equal(t, horizon.StatusCompleted, s.Status, s.Reason)
+	require.Len(t, s.Attempts, 1)
+	var answered []fakemodel.Request
+	for _, r := range w.model.Requests() {
+		if r.Rule == "worker-answers" {
+			answered = append(answered, r)
+		}
+	}
+	require.NotEmpty(t, answered, "the blocker never reached the worker")
+	require.Equal(t, fakemodel.ProtocolAnthropic, answered[0].Protocol)
+	require.Equal(t, s.Attempts[0].WorkerSession, answered[0].Session, "the note started another session instead of the worker's next turn")
+	require.Contains(t, git(t, repo, "show", "horizon/"+id+":add.sh"), "$1 + $2")
+	w.adviceFile(id, 10*time.Second, "woke the worker")
 }
