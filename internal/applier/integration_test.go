@@ -112,6 +112,9 @@ func TestWorkerSession(t *testing.T) {
 					{Text: report},
 				},
 			}}})
+			codexConfig := filepath.Join(os.Getenv("CODEX_HOME"), "config.toml")
+			before, err := os.ReadFile(codexConfig)
+			require.NoError(t, err)
 			var progress []agent.Progress
 			req := agent.SessionRequest{Directory: w.lane, Agent: agent.AgentWorker, Model: route(k), Prompt: "Please write the greeting.", Title: "run-1 f1 attempt 1 worker"}
 			res, err := w.r.RunSession(t.Context(), req, func(p agent.Progress) { progress = append(progress, p) })
@@ -134,6 +137,14 @@ func TestWorkerSession(t *testing.T) {
 					require.Equal(t, claudeKey, r.APIKey, "Claude Code did not get its key through the helper")
 				}
 			}
+
+			// The person's configuration is read, never written: horizon's
+			// settings travel with the invocation.
+			after, err := os.ReadFile(codexConfig)
+			require.NoError(t, err)
+			require.Equal(t, string(before), string(after), "Codex's config.toml changed")
+			_, err = os.Stat(filepath.Join(os.Getenv("CLAUDE_CONFIG_DIR"), "settings.json"))
+			require.ErrorIs(t, err, os.ErrNotExist, "a settings.json appeared in the person's Claude Code configuration")
 
 			n := len(w.model.Requests())
 			again, err := w.r.RunSession(t.Context(), req, nil)
