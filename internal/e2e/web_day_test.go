@@ -55,8 +55,14 @@ func shootAt(t *testing.T, ctx context.Context, width int64, name string) {
 	t.Helper()
 	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(width, 1000)))
 	time.Sleep(300 * time.Millisecond) // one layout
+	// Charts draw when their series arrive, a moment after the page: a
+	// problem that lasts is one, a chart still loading is not.
+	problems := pageProblems(t, ctx)
+	for deadline := time.Now().Add(10 * time.Second); len(problems) > 0 && time.Now().Before(deadline); problems = pageProblems(t, ctx) {
+		time.Sleep(200 * time.Millisecond)
+	}
 	shoot(t, ctx, fmt.Sprintf("%s-%d.png", name, width))
-	require.Empty(t, pageProblems(t, ctx), "%s at %d px", name, width)
+	require.Empty(t, problems, "%s at %d px", name, width)
 }
 
 // The dashboard runs a supervisor's day, each step a click or a typed
