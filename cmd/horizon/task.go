@@ -44,7 +44,13 @@ func (a *app) followTask(ctx context.Context, t core.Tasks, id string, asJSON bo
 	if asJSON {
 		progress = a.errOut
 	}
-	err := t.Output(fctx, id, true, func(ev core.TaskEvent) error { return printTaskEvent(progress, ev) })
+	ended := "" // the stream's own last word: the task's file may lag it
+	err := t.Output(fctx, id, true, func(ev core.TaskEvent) error {
+		if ev.Type == "end" {
+			ended = ev.Status
+		}
+		return printTaskEvent(progress, ev)
+	})
 	if err != nil {
 		if errors.Is(err, context.Canceled) && ctx.Err() == nil {
 			fmt.Fprintf(a.errOut, "\nstopped following; task %s goes on. `horizon task output %s --follow` to look again, `horizon task stop %s` to stop it.\n", id, id, id)
@@ -61,7 +67,7 @@ func (a *app) followTask(ctx context.Context, t core.Tasks, id string, asJSON bo
 			return err
 		}
 	}
-	if meta.Status != core.TaskCompleted {
+	if meta.Status != core.TaskCompleted && ended != core.TaskCompleted {
 		return exitErr{code: ExitRunEnded}
 	}
 	return nil
