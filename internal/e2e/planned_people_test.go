@@ -146,7 +146,11 @@ func TestPlannedRunPeopleInTheLoop(t *testing.T) {
 	require.Equal(t, 0, code, o)
 
 	// 2. f1 is accepted, then the run waits before milestone m2.
-	s = w.waitStatus(id, 4*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() || s.Waiting != nil })
+	// The checkpoint is set, its notification sent, then the phase
+	// turns: a status read in between shows the checkpoint first.
+	s = w.waitStatus(id, 4*time.Minute, func(s horizon.RunState) bool {
+		return s.Status.Terminal() || s.Waiting != nil && s.Phase == horizon.PhaseApproval
+	})
 	require.NotNil(t, s.Waiting, "%s: %s", s.Status, s.Reason)
 	require.Equal(t, horizon.CheckpointMilestone, s.Waiting.Kind)
 	require.Equal(t, "m2", s.Waiting.Subject)
