@@ -90,6 +90,12 @@ type Usage struct {
 	Cost                                            float64
 }
 
+// Plus is u and o together.
+func (u Usage) Plus(o Usage) Usage {
+	return Usage{Input: u.Input + o.Input, Output: u.Output + o.Output, Reasoning: u.Reasoning + o.Reasoning,
+		CacheRead: u.CacheRead + o.CacheRead, CacheWrite: u.CacheWrite + o.CacheWrite, Cost: u.Cost + o.Cost}
+}
+
 func (u *Usage) add(t ocTokens, cost float64) {
 	u.Input += int64(t.Input)
 	u.Output += int64(t.Output)

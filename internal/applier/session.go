@@ -76,7 +76,6 @@ type driver interface {
 // invocation is one run of a CLI for a session turn.
 type invocation struct {
 	Model    string
-	Route    string
 	Dir      string
 	Agent    string
 	Session  string // the session ID to resume, or (Claude) to create
@@ -170,7 +169,7 @@ func (r *Runner) RunSession(ctx context.Context, req agent.SessionRequest, onPro
 		log.Info().Str("Session", res.SessionID).Msg("applier turn had finished; returned from its log")
 		return res, nil
 	}
-	inv := invocation{Model: model, Route: req.Model, Dir: req.Directory, Agent: req.Agent, ReadOnly: d.readOnly(req.Agent)}
+	inv := invocation{Model: model, Dir: req.Directory, Agent: req.Agent, ReadOnly: d.readOnly(req.Agent)}
 	prompt := req.Prompt
 	switch {
 	case sid != "" && past.started:
@@ -360,12 +359,7 @@ func (t *transcript) add(ev event) bool {
 	if ev.Final {
 		t.final = true
 		t.failed = ev.Err
-		t.usage.Input += ev.Usage.Input
-		t.usage.Output += ev.Usage.Output
-		t.usage.Reasoning += ev.Usage.Reasoning
-		t.usage.CacheRead += ev.Usage.CacheRead
-		t.usage.CacheWrite += ev.Usage.CacheWrite
-		t.usage.Cost += ev.Usage.Cost
+		t.usage = t.usage.Plus(ev.Usage)
 		t.priced = t.priced || ev.Priced
 	}
 	return ev.Phase != "" || ev.Retry != nil || ev.Session != ""
@@ -376,24 +370,12 @@ func (t *transcript) add(ev event) bool {
 // not returned again.
 func (t *transcript) finished() bool { return t.final && t.failed == nil }
 
-func (t *transcript) err() error {
-	if t.failed != nil {
-		return t.failed
-	}
-	return nil
-}
-
 // then is t followed by a later invocation's transcript.
 func (t *transcript) then(next *transcript) *transcript {
 	out := *next
 	out.started = true
 	out.session = firstNonEmpty(next.session, t.session)
-	out.usage.Input += t.usage.Input
-	out.usage.Output += t.usage.Output
-	out.usage.Reasoning += t.usage.Reasoning
-	out.usage.CacheRead += t.usage.CacheRead
-	out.usage.CacheWrite += t.usage.CacheWrite
-	out.usage.Cost += t.usage.Cost
+	out.usage = t.usage.Plus(next.usage)
 	out.priced = t.priced || next.priced
 	out.asked = append(append([]horizon.Ask(nil), t.asked...), next.asked...)
 	out.delivered = t.delivered

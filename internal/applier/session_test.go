@@ -64,7 +64,11 @@ func TestReadLog(t *testing.T) {
 			if d := res.Usage.Cost - tt.cost; d > 1e-9 || d < -1e-9 {
 				t.Errorf("cost %g, want %g", res.Usage.Cost, tt.cost)
 			}
-			err = tr.err()
+			if tr.failed != nil {
+				err = tr.failed
+			} else {
+				err = nil
+			}
 			if (err != nil) != (tt.errPart != "") || err != nil && !strings.Contains(err.Error(), tt.errPart) {
 				t.Errorf("err %v, want one containing %q", err, tt.errPart)
 			}
