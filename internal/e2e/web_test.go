@@ -120,22 +120,33 @@ func visible(sel string) chromedp.Action[chromedp.Void] {
 func click(t *testing.T, ctx context.Context, sel string) {
 	t.Helper()
 	s, o := css(sel)
-	var err error
-	for range 5 {
-		if err = chromedp.Do(ctx, chromedp.Click(s, o)); err == nil || !strings.Contains(err.Error(), "Could not find node") {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	require.NoError(t, err, "click %s", sel)
+	require.NoError(t, retryNode(func() error { return chromedp.Do(ctx, chromedp.Click(s, o)) }), "click %s", sel)
 }
 
 func text(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()
 	s, o := css(sel)
-	v, err := chromedp.Run(ctx, chromedp.Text(s, o))
+	var v string
+	err := retryNode(func() (err error) {
+		v, err = chromedp.Run(ctx, chromedp.Text(s, o))
+		return err
+	})
 	require.NoError(t, err, "text of %s", sel)
 	return v
+}
+
+// retryNode retries a DevTools step whose node the page replaced between
+// finding it and using it: the dashboard redraws a run's panel when its
+// status arrives, so a node found a moment ago may be gone.
+func retryNode(step func() error) error {
+	var err error
+	for range 5 {
+		if err = step(); err == nil || !(strings.Contains(err.Error(), "Could not find node") || strings.Contains(err.Error(), "No node with given id")) {
+			return err
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return err
 }
 
 // shoot saves a PNG of the page as a test artifact.
