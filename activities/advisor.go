@@ -359,6 +359,11 @@ func (w *watchdog) review(ctx context.Context, msgs []agent.Message, ended bool)
 		return
 	}
 	recs := w.hb.State.Judge(w.rules(), adv, laneFiles(w.in.Lane))
+	if err := boundAdvice(w.a.runDir(w.in.RunID), w.in, recs); err != nil {
+		// Bounded all the same (the rest of a note is lost, not kept in
+		// history): the watchdog is fail-open.
+		w.log.Warn("advice note not kept in full", "Error", err)
+	}
 	at := time.Now()
 	for i := range recs {
 		if recs[i].Reached() {

@@ -17,6 +17,10 @@ import (
 // brief; the full capped output is written under the run's directory.
 const gateTailBytes = 4000
 
+// gatePartTailBytes is how much of a failed part's output travels with
+// it (GatePart.Tail), beside the test parts' tail.
+const gatePartTailBytes = 2000
+
 // RunGate runs the run's gate in the lane. The gate is the one decided
 // on the base commit (in.Record, or discovered there for a history from
 // before the record; never in the lane), and before it runs the lane is
@@ -25,11 +29,17 @@ const gateTailBytes = 4000
 // worker did to it. A gate that cannot be restored is an error verdict
 // naming it, never a pass. A test that failed at baseline and no longer
 // appears is named in Vanished (vanishedTests).
+//
+// With gate.test_command or gate.lint_command the gate runs in parts
+// (gate.RunParts): the script, then the test command, then the lint
+// command, each capped and judged on its own, each with its own section
+// of the receipt and of the result (GateRun.Parts); the failing set and
+// the tail are the test parts' (runParts).
 func (a *Activities) RunGate(ctx context.Context, in GateInput) (_ horizon.GateRun, err error) {
 	defer a.watchOutage(ctx, in.RunID, in.Feature)(&err)
 	judge := in.Record
 	if !judge.Valid() {
-		found, err := DiscoverGate(ctx, in.Repo, in.BaseCommit)
+		found, err := DecideGate(ctx, in.Repo, in.BaseCommit, in.Commands)
 		if err != nil {
 			return horizon.GateRun{}, badInput("gate of %s at %s: %v", in.Repo, short(in.BaseCommit), err)
 		}
@@ -57,6 +67,14 @@ func (a *Activities) RunGate(ctx context.Context, in GateInput) (_ horizon.GateR
 		return horizon.GateRun{}, err
 	}
 
+	opts := gate.Options{Dir: in.Lane, Timeout: in.Timeout, AllowEnv: a.GateAllowEnv,
+		// The gate dies with the daemon and is recorded, so a retry after a
+		// crash never runs beside its predecessor in the lane.
+		Start: child.StartFunc}
+	if judge.TestCommand != "" || judge.LintCommand != "" {
+		return a.runParts(ctx, in, g, *judge, opts, restoreErr, snap, reverted, note)
+	}
+
 	// Heartbeat while the gate runs so a crashed daemon's gate is retried
 	// promptly; the output itself goes to the artifact, not to history.
 	var res gate.Result
@@ -66,21 +84,14 @@ func (a *Activities) RunGate(ctx context.Context, in GateInput) (_ horizon.GateR
 		res = gate.Result{Verdict: gate.Error, ExitCode: -1, Err: restoreErr.Error()}
 	} else {
 		hb := startHeartbeat(ctx, beatOptions{Details: "gate running"})
-		res = gate.Run(ctx, g, gate.Options{Dir: in.Lane, Timeout: in.Timeout, AllowEnv: a.GateAllowEnv,
-			// The gate dies with the daemon and is recorded, so a retry after a
-			// crash never runs beside its predecessor in the lane.
-			Start: child.StartFunc})
+		res = gate.Run(ctx, g, opts)
 		hb.Stop()
 	}
 	if ctx.Err() != nil {
 		return horizon.GateRun{}, ctx.Err()
 	}
-	name := fmt.Sprintf("attempt-%d.log", in.Attempt)
-	if in.Attempt == 0 {
-		name = "baseline.log"
-	}
 	out := fmt.Sprintf("$ %s\n%s\n[verdict %s, exit %d, %s]\n", g.String(), res.Output, res.Verdict, res.ExitCode, res.Duration.Round(time.Millisecond))
-	if err := writeArtifact(filepath.Join(a.runDir(in.RunID), "gate", in.Feature+"-"+name), []byte(out)); err != nil {
+	if err := writeArtifact(a.gateLog(in), []byte(out)); err != nil {
 		return horizon.GateRun{}, err
 	}
 	rec := gate.NewReceipt(in.RunID, in.Feature, in.Attempt, snap.commit, g, res)
@@ -114,6 +125,98 @@ func (a *Activities) RunGate(ctx context.Context, in GateInput) (_ horizon.GateR
 		ChangedLines:   snap.lines,
 		Note:           note,
 	}, nil
+}
+
+// runParts is RunGate for a gate in parts: the recorded gate (the script
+// or the detected command, none when gate.test_command stands in for
+// it), the test command and the lint command, each run capped on its own
+// (gate.RunParts). The verdict passes only when every part passed; the
+// failing set, the tail and the vanished tests are the test parts' only,
+// and each part carries its own verdict, exit code, failing set and
+// (when it did not pass) tail.
+func (a *Activities) runParts(ctx context.Context, in GateInput, g gate.Gate, judge horizon.GateRecord, opts gate.Options,
+	restoreErr error, snap laneSnapshot, reverted []string, note string) (horizon.GateRun, error) {
+	parts, err := gate.Parts(g, judge.TestCommand, judge.LintCommand)
+	if err != nil {
+		return horizon.GateRun{}, badInput("gate of %s at %s: %v", in.Repo, short(in.BaseCommit), err)
+	}
+	var results []gate.PartResult
+	if restoreErr != nil {
+		// Whatever is in the lane now is not the recorded gate: no part
+		// runs, and each verdict says why.
+		for _, p := range parts {
+			results = append(results, gate.PartResult{Name: p.Name, Gate: p.Gate,
+				Result: gate.Result{Verdict: gate.Error, ExitCode: -1, Err: restoreErr.Error()}})
+		}
+	} else {
+		hb := startHeartbeat(ctx, beatOptions{Details: "gate running"})
+		results = gate.RunParts(ctx, parts, opts)
+		hb.Stop()
+	}
+	if ctx.Err() != nil {
+		return horizon.GateRun{}, ctx.Err()
+	}
+	var log strings.Builder
+	for _, r := range results {
+		fmt.Fprintf(&log, "$ %s  # %s\n%s\n[%s: verdict %s, exit %d, %s]\n", r.Gate.String(), r.Name, r.Output, r.Name, r.Verdict, r.ExitCode, r.Duration.Round(time.Millisecond))
+	}
+	all := gate.Overall(results)
+	fmt.Fprintf(&log, "[verdict %s, exit %d, %s]\n", all.Verdict, all.ExitCode, all.Duration.Round(time.Millisecond))
+	if err := writeArtifact(a.gateLog(in), []byte(log.String())); err != nil {
+		return horizon.GateRun{}, err
+	}
+	rec := gate.NewPartsReceipt(in.RunID, in.Feature, in.Attempt, snap.commit, results)
+	rec.ID = gate.StableReceiptID(in.RunID, in.Feature, strconv.Itoa(in.Attempt))
+	if err := gate.AppendReceipt(filepath.Join(a.runDir(in.RunID), "receipts.jsonl"), rec); err != nil {
+		return horizon.GateRun{}, fmt.Errorf("record gate receipt: %w", err)
+	}
+	tail := all.Output
+	var ps []horizon.GatePart
+	for i, r := range results {
+		p := horizon.GatePart{Name: r.Name, Command: rec.Parts[i].Command, Verdict: string(r.Verdict), ExitCode: r.ExitCode,
+			DurationMS: r.Duration.Milliseconds(), Failing: rec.Parts[i].Failing}
+		if r.Verdict != gate.Pass {
+			t := r.Output
+			if r.Err != "" {
+				t += "\n" + r.Err
+			}
+			p.Tail = lastBytes(t, gatePartTailBytes)
+			if r.Name.Tests() && r.Err != "" {
+				tail += "\n" + r.Err
+			}
+		}
+		ps = append(ps, p)
+	}
+	vanished, green, unknown := a.vanishedTests(ctx, in, rec, snap.tree)
+	return horizon.GateRun{
+		Reverted:       reverted,
+		Vanished:       vanished,
+		VanishedGreen:  green,
+		PassingUnknown: unknown,
+		ReceiptID:      rec.ID,
+		Verdict:        string(all.Verdict),
+		ExitCode:       all.ExitCode,
+		DurationMS:     all.Duration.Milliseconds(),
+		Command:        rec.Command,
+		Tail:           lastBytes(tail, gateTailBytes),
+		Failing:        rec.Failing,
+		FailingKnown:   rec.FailingKnown,
+		Snapshot:       snap.commit,
+		Tree:           snap.tree,
+		ChangedFiles:   snap.files,
+		ChangedLines:   snap.lines,
+		Note:           note,
+		Parts:          ps,
+	}, nil
+}
+
+// gateLog is the artifact that keeps a gate run's whole capped output.
+func (a *Activities) gateLog(in GateInput) string {
+	name := fmt.Sprintf("attempt-%d.log", in.Attempt)
+	if in.Attempt == 0 {
+		name = "baseline.log"
+	}
+	return filepath.Join(a.runDir(in.RunID), "gate", in.Feature+"-"+name)
 }
 
 type laneSnapshot struct {

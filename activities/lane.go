@@ -26,7 +26,7 @@ func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (Prefligh
 	if !gitOK(ctx, in.Repo, "cat-file", "-e", in.BaseCommit+"^{commit}") {
 		return PreflightOutput{}, badInput("base commit %s is not in %s", in.BaseCommit, in.Repo)
 	}
-	rec, err := DiscoverGate(ctx, in.Repo, in.BaseCommit)
+	rec, err := DecideGate(ctx, in.Repo, in.BaseCommit, in.GateCommands)
 	if errors.Is(err, gate.ErrNoGate) || errors.Is(err, gate.ErrGateNotRunnable) {
 		return PreflightOutput{}, badInput("%v", err)
 	}
@@ -50,7 +50,7 @@ func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (Prefligh
 	if err != nil {
 		return PreflightOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeUnknownModel, nil)
 	}
-	out := PreflightOutput{Gate: rec.Source, GateRecord: &rec, Models: rm.Models, Why: rm.Why, Paid: rm.Paid}
+	out := PreflightOutput{Gate: GateSummary(rec), GateRecord: &rec, Models: rm.Models, Why: rm.Why, Paid: rm.Paid}
 	if in.Model != "" {
 		out.Local = map[horizon.Role]string{}
 		if !Paid(lb, in.Model) {
@@ -187,11 +187,59 @@ func LoadLeaderboard(path string) (*ladder.Leaderboard, error) {
 }
 
 // GateInCommit finds the gate as it is in the base commit, the version the
-// run is judged by, and says how it was found (".horizon/verify.sh",
-// "detected: go test ./..."). See DiscoverGate.
-func GateInCommit(ctx context.Context, repoDir, commit string) (string, error) {
+// run is judged by, with gate.test_command and gate.lint_command, and says
+// how it was found (".horizon/verify.sh", "detected: go test ./...", with
+// the commands: GateSummary). See DecideGate.
+func GateInCommit(ctx context.Context, repoDir, commit string, cmds horizon.GateCommands) (string, error) {
+	rec, err := DecideGate(ctx, repoDir, commit, cmds)
+	return GateSummary(rec), err
+}
+
+// DecideGate is the run's gate: the gate DiscoverGate finds on the base
+// commit, with gate.test_command and gate.lint_command recorded as parts
+// of it. The gate script still runs first; where the commit has no script
+// a test command stands in for the detected command (the repository's
+// owner said how its tests run), and is a gate of its own in a commit
+// where nothing is detected. A lint command alone is not a gate: it does
+// not test the change.
+func DecideGate(ctx context.Context, repoDir, commit string, cmds horizon.GateCommands) (horizon.GateRecord, error) {
 	rec, err := DiscoverGate(ctx, repoDir, commit)
-	return rec.Source, err
+	switch {
+	case err == nil && rec.Script == "" && cmds.Test != "":
+		rec.Command, rec.Source = nil, testCommandSource
+	case errors.Is(err, gate.ErrNoGate) && cmds.Test != "":
+		full, ferr := git(ctx, repoDir, "rev-parse", "--verify", "--quiet", commit+"^{commit}")
+		if ferr != nil {
+			return horizon.GateRecord{}, err
+		}
+		rec = horizon.GateRecord{Commit: full, Source: testCommandSource}
+	case errors.Is(err, gate.ErrNoGate):
+		return horizon.GateRecord{}, fmt.Errorf("%w, or set gate.test_command to the command that runs its tests", err)
+	case err != nil:
+		return horizon.GateRecord{}, err
+	}
+	rec.TestCommand, rec.LintCommand = cmds.Test, cmds.Lint
+	return rec, nil
+}
+
+// testCommandSource is the Source of a gate whose test part is
+// gate.test_command alone.
+const testCommandSource = "gate.test_command"
+
+// GateSummary says, for people, what a run's gate runs: its source, then
+// its test and lint commands ("" for no gate).
+func GateSummary(rec horizon.GateRecord) string {
+	var parts []string
+	if rec.Source != "" && rec.Source != testCommandSource {
+		parts = append(parts, rec.Source)
+	}
+	if rec.TestCommand != "" {
+		parts = append(parts, fmt.Sprintf("test `%s`", rec.TestCommand))
+	}
+	if rec.LintCommand != "" && len(parts) > 0 {
+		parts = append(parts, fmt.Sprintf("lint `%s`", rec.LintCommand))
+	}
+	return strings.Join(parts, ", then ")
 }
 
 // DiscoverGate decides the run's gate on its base commit, once: the tree

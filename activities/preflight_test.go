@@ -16,6 +16,62 @@ import (
 	"github.com/horizon/horizon/ladder"
 )
 
+// gate.test_command and gate.lint_command are parts of the run's gate:
+// the script still runs first, a test command stands in for a detected
+// one and is a gate of its own where nothing is found, and a lint command
+// alone is no gate.
+func TestGateInCommitCommands(t *testing.T) {
+	script := func(h *gitHarness) {
+		h.write(h.repo, ".horizon/verify.sh", "#!/bin/sh\nexit 0\n")
+		require.NoError(t, os.Chmod(filepath.Join(h.repo, ".horizon/verify.sh"), 0o755))
+	}
+	gomod := func(h *gitHarness) { h.write(h.repo, "go.mod", "module x\n") }
+	tests := []struct {
+		name  string
+		setup func(h *gitHarness)
+		cmds  horizon.GateCommands
+		want  string // GateSummary, "" for an error
+		rec   horizon.GateRecord
+	}{
+		{"test command without a gate", func(*gitHarness) {}, horizon.GateCommands{Test: "go test ./..."},
+			"test `go test ./...`", horizon.GateRecord{Source: "gate.test_command", TestCommand: "go test ./..."}},
+		{"test command for the detected one", gomod, horizon.GateCommands{Test: "go test -race ./...", Lint: "go vet ./..."},
+			"test `go test -race ./...`, then lint `go vet ./...`",
+			horizon.GateRecord{Source: "gate.test_command", TestCommand: "go test -race ./...", LintCommand: "go vet ./..."}},
+		{"lint beside the detected command", gomod, horizon.GateCommands{Lint: "go vet ./..."},
+			"detected: go test ./..., then lint `go vet ./...`",
+			horizon.GateRecord{Source: "detected: go test ./...", Command: []string{"go", "test", "./..."}, LintCommand: "go vet ./..."}},
+		{"the script runs first", script, horizon.GateCommands{Test: "make test", Lint: "make lint"},
+			".horizon/verify.sh, then test `make test`, then lint `make lint`",
+			horizon.GateRecord{Source: ".horizon/verify.sh", Script: ".horizon/verify.sh", Mode: "100755", TestCommand: "make test", LintCommand: "make lint"}},
+		{"lint alone is no gate", func(*gitHarness) {}, horizon.GateCommands{Lint: "golangci-lint run"}, "", horizon.GateRecord{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newGitHarness(t)
+			tt.setup(h)
+			h.git(h.repo, "add", "-A")
+			h.git(h.repo, "commit", "-q", "--allow-empty", "-m", "gate")
+			head := h.git(h.repo, "rev-parse", "HEAD")
+			g, err := GateInCommit(context.Background(), h.repo, head, tt.cmds)
+			rec, recErr := DecideGate(context.Background(), h.repo, head, tt.cmds)
+			if tt.want == "" {
+				require.ErrorIs(t, err, gate.ErrNoGate)
+				require.ErrorContains(t, err, "gate.test_command")
+				require.ErrorIs(t, recErr, gate.ErrNoGate)
+				return
+			}
+			require.NoError(t, err)
+			require.NoError(t, recErr)
+			require.Equal(t, tt.want, g)
+			require.Equal(t, head, rec.Commit)
+			require.True(t, rec.Valid())
+			rec.Commit, rec.Hash = "", ""
+			require.Equal(t, tt.rec, rec)
+		})
+	}
+}
+
 // The gate is judged as the commit holds it, and a problem names the
 // repository's file and what to do.
 func TestGateInCommit(t *testing.T) {
@@ -58,7 +114,7 @@ func TestGateInCommit(t *testing.T) {
 			h.git(h.repo, "add", "-A")
 			h.git(h.repo, "commit", "-q", "--allow-empty", "-m", "gate")
 			head := h.git(h.repo, "rev-parse", "HEAD")
-			g, err := GateInCommit(context.Background(), h.repo, head)
+			g, err := GateInCommit(context.Background(), h.repo, head, horizon.GateCommands{})
 			if tt.want != "" {
 				require.NoError(t, err)
 				require.Equal(t, tt.want, g)

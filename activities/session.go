@@ -1,10 +1,12 @@
 package activities
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -47,7 +49,7 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 // agentSession is one attempt of AgentSession; waited is the outage a
 // retryable failure leaves the next attempt in. Its steps: prepare the
 // brief, run the session under a heartbeat, record what it cost and said,
-// read its protocol block.
+// read its protocol block, bound what it hands back (boundOutput).
 func (a *Activities) agentSession(ctx context.Context, in SessionInput, t *outageTeller) (_ SessionOutput, waited *horizon.Outage, _ error) {
 	a.notifyOutage(ctx, in)
 	var hb SessionHeartbeat
@@ -68,6 +70,9 @@ func (a *Activities) agentSession(ctx context.Context, in SessionInput, t *outag
 		return out, nil, err
 	}
 	readProtocol(ctx, in, res.Text, &out)
+	if err := boundOutput(a.runDir(in.RunID), in, &out); err != nil {
+		return out, nil, err
+	}
 	return out, nil, nil
 }
 
@@ -106,7 +111,7 @@ func (a *Activities) prepareSession(ctx context.Context, in SessionInput, hb Ses
 		Agent:           agentName,
 		Model:           in.Model,
 		Prompt:          prompt,
-		Title:           SessionTitle(in.RunID, in.Feature, in.Attempt, in.Role),
+		Title:           SessionTitle(in.RunID, in.Feature, in.Attempt, horizon.Role(in.part())),
 		ResumeSessionID: cmp.Or(hb.SessionID, in.ResumeSessionID),
 	}, moved, nil
 }
@@ -202,7 +207,7 @@ func (a *Activities) recordSession(ctx context.Context, in SessionInput, prompt 
 			Input: res.Usage.Input, Output: res.Usage.Output, Reasoning: res.Usage.Reasoning,
 			CacheRead: res.Usage.CacheRead, CacheWrite: res.Usage.CacheWrite, Cost: res.Usage.Cost,
 		},
-		Transcript: filepath.Join(a.runDir(in.RunID), "transcripts", fmt.Sprintf("%s-attempt-%d-%s.md", in.Feature, in.Attempt, in.Role)),
+		Transcript: filepath.Join(a.runDir(in.RunID), "transcripts", fmt.Sprintf("%s-attempt-%d-%s.md", in.Feature, in.Attempt, in.part())),
 	}
 	if moved && !res.Resumed && res.SessionID != hb.SessionID {
 		out.Moved = movedNote(hb.SessionID, res.SessionID, hb.Worker)
@@ -216,7 +221,7 @@ func (a *Activities) recordSession(ctx context.Context, in SessionInput, prompt 
 			return out, err
 		}
 	}
-	spendKey := fmt.Sprintf("%s/%s/%d/%s", in.RunID, in.Feature, in.Attempt, in.Role)
+	spendKey := fmt.Sprintf("%s/%s/%d/%s", in.RunID, in.Feature, in.Attempt, in.part())
 	if in.ResumeSessionID != "" {
 		spendKey += "/advised"
 	}
@@ -233,9 +238,19 @@ func (a *Activities) recordSession(ctx context.Context, in SessionInput, prompt 
 func readProtocol(ctx context.Context, in SessionInput, text string, out *SessionOutput) {
 	switch in.Role {
 	case horizon.RoleExplorer:
-		out.Notes = lastBytes(text, 6000)
+		// Bounded with the other hand-backs (boundOutput): the head and
+		// the file that keeps the whole.
+		out.Notes = strings.TrimSpace(text)
 		return
 	case horizon.RoleLead:
+		if in.Purpose == PurposeDispositions {
+			ds, err := agent.ParseDispositions(text)
+			if err != nil {
+				out.ProtocolError = err.Error()
+			}
+			out.Dispositions = ds
+			return
+		}
 		p, err := validPlan(in.Goal, text)
 		if err != nil {
 			out.ProtocolError = err.Error()
@@ -252,6 +267,7 @@ func readProtocol(ctx context.Context, in SessionInput, text string, out *Sessio
 		var au horizon.Audit
 		au, warnings, perr = agent.ParseAudit(text)
 		if perr == nil {
+			confirmFindings(in.Lane, &au)
 			out.Audit = &au
 		}
 	} else {
@@ -266,6 +282,24 @@ func readProtocol(ctx context.Context, in SessionInput, text string, out *Sessio
 	}
 	if len(warnings) > 0 {
 		activity.GetLogger(ctx).Warn("protocol block accepted with remarks", "Role", in.Role, "Attempt", in.Attempt, "Warnings", warnings)
+	}
+}
+
+// confirmFindings marks the findings whose file exists in the lane and
+// holds the line they name: evidence horizon checked, which the
+// dispositions' rule trusts (horizon.Rule). A finding that names no line
+// is confirmed by its file alone.
+func confirmFindings(lane string, au *horizon.Audit) {
+	for i := range au.Findings {
+		f := &au.Findings[i]
+		if f.File == "" || lane == "" || !filepath.IsLocal(filepath.FromSlash(f.File)) {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(lane, filepath.FromSlash(f.File)))
+		if err != nil {
+			continue
+		}
+		f.Confirmed = f.Line <= bytes.Count(data, []byte("\n"))+1
 	}
 }
 

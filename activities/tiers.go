@@ -53,7 +53,8 @@ func openCodeRoutes(connected []string) []string {
 //
 // A model tier's retrieval steps run on the explore role's best model of
 // the tier's cost class (Rung.Explore), and its research attempts may run
-// on the research role's (Rung.Research); without one, on the tier's model.
+// on the research role's (Rung.Research) and its small Decision Briefs on
+// the quick role's (Rung.Quick); without one, on the tier's model.
 //
 // A forced model (--model) is the only model: T1 when it is local, else T3.
 func (a *Activities) availability(lb *ladder.Leaderboard, forced string, connected []string) ladder.Availability {
@@ -77,7 +78,7 @@ func (a *Activities) availability(lb *ladder.Leaderboard, forced string, connect
 	}
 	if c, err := lb.ResolveLocal(string(horizon.RoleBuild), connected); err == nil {
 		av[ladder.T1] = ladder.Rung{Available: true, Applier: applierOf(c.Route), Model: c.Route,
-			Explore: localRoute(lb, horizon.RoleExplore, connected), Research: localRoute(lb, horizon.RoleResearch, connected)}
+			Explore: localRoute(lb, horizon.RoleExplore, connected), Research: localRoute(lb, horizon.RoleResearch, connected), Quick: localRoute(lb, horizon.RoleQuick, connected)}
 	} else {
 		av[ladder.T1] = ladder.Rung{Reason: "no local build model connected"}
 	}
@@ -96,14 +97,14 @@ func (a *Activities) availability(lb *ladder.Leaderboard, forced string, connect
 		}
 	}
 	t3, err3 := lb.Resolve(string(horizon.RoleBuild), metered)
-	explore, research := meteredRoute(lb, horizon.RoleExplore, metered), meteredRoute(lb, horizon.RoleResearch, metered)
+	explore, research, quick := meteredRoute(lb, horizon.RoleExplore, metered), meteredRoute(lb, horizon.RoleResearch, metered), meteredRoute(lb, horizon.RoleQuick, metered)
 	if err3 == nil {
-		av[ladder.T3] = ladder.Rung{Available: true, Applier: applierOf(t3.Route), Model: t3.Route, Explore: explore, Research: research}
+		av[ladder.T3] = ladder.Rung{Available: true, Applier: applierOf(t3.Route), Model: t3.Route, Explore: explore, Research: research, Quick: quick}
 	} else {
 		av[ladder.T3] = ladder.Rung{Reason: "no metered build model connected"}
 	}
 	if t4, err := lb.Resolve(string(horizon.RoleLead), metered); err == nil && (err3 != nil || t4.Route != t3.Route) {
-		av[ladder.T4] = ladder.Rung{Available: true, Applier: applierOf(t4.Route), Model: t4.Route, Explore: explore, Research: research}
+		av[ladder.T4] = ladder.Rung{Available: true, Applier: applierOf(t4.Route), Model: t4.Route, Explore: explore, Research: research, Quick: quick}
 	} else {
 		av[ladder.T4] = ladder.Rung{Reason: "no metered lead model other than T3's"}
 	}
@@ -189,7 +190,7 @@ type DiagnoseInput struct {
 
 // DiagnoseOutput is the reader's diagnosis.
 type DiagnoseOutput struct {
-	Text  string
+	Text  string // at most horizon.MaxSummary characters (boundDiagnosis)
 	Model string
 	Usage horizon.Usage
 }
@@ -225,7 +226,12 @@ func (a *Activities) Diagnose(ctx context.Context, in DiagnoseInput) (DiagnoseOu
 	if err := a.recordSpend(in.RunID, readerSpendKey(in.RunID, feature, in.Attempt), d.Cost); err != nil {
 		return out, err
 	}
-	return out, writeArtifact(filepath.Join(a.runDir(in.RunID), "transcripts", fmt.Sprintf("%s-attempt-%d-reader.md", feature, in.Attempt)), []byte(d.Text))
+	if err := writeArtifact(filepath.Join(a.runDir(in.RunID), "transcripts", fmt.Sprintf("%s-attempt-%d-reader.md", feature, in.Attempt)), []byte(d.Text)); err != nil {
+		return out, err
+	}
+	// The diagnosis becomes the next attempt's guidance, kept in the run's
+	// state: bounded, the whole kept on disk.
+	return out, boundDiagnosis(a.runDir(in.RunID), in.RunID, feature, in.Attempt, &out)
 }
 
 // readerSpendKey is the day ledger's key of one reader call: one per run,

@@ -37,6 +37,10 @@ type PreflightInput struct {
 	// bundled one).
 	Model      string
 	ModelsFile string
+	// GateCommands are gate.test_command and gate.lint_command: the
+	// gate record carries them, and a test command is a gate of its own
+	// in a commit without a gate script.
+	GateCommands horizon.GateCommands `json:",omitzero"`
 }
 
 // PreflightOutput tells what the run will use.
@@ -128,6 +132,25 @@ type SessionInput struct {
 	// Title is the run's goal or roadmap item, to name it in an outage
 	// notification.
 	Title string `json:",omitempty"`
+	// Purpose names a session of a role that answers in another block
+	// than its usual one: PurposeDispositions has the lead decide audit
+	// findings (a horizon-dispositions block, not a plan).
+	Purpose string `json:",omitempty"`
+}
+
+// PurposeDispositions is the lead's session that decides the findings
+// the deterministic rule left open (horizon.Rule).
+const PurposeDispositions = "dispositions"
+
+// part names the session among its feature's attempt's sessions: its
+// role, and its purpose when it has one ("lead-dispositions"). Titles,
+// transcripts and the spend ledger's keys use it, so two sessions of one
+// role in one attempt never share a key.
+func (in SessionInput) part() string {
+	if in.Purpose == "" {
+		return string(in.Role)
+	}
+	return string(in.Role) + "-" + in.Purpose
 }
 
 // ConsultSpend is what the spend authority allows a worker's consults
@@ -148,9 +171,12 @@ type SessionOutput struct {
 	Audit         *horizon.Audit  // auditor
 	ProtocolError string          // missing or invalid protocol block
 	Asked         []horizon.Ask   // questions the agent asked and permissions it was denied (nobody answers)
-	Notes         string          // explorer: what it found (its final message, bounded)
+	Notes         string          // explorer: what it found (its final message, bounded to horizon.MaxSummary)
 	Plan          *horizon.Plan   // lead: the validated plan (ProtocolError says why there is none)
-	Transcript    string          // path of the final message on disk
+	// Dispositions are the lead's decisions on audit findings
+	// (PurposeDispositions), as it gave them: horizon.Merge checks them.
+	Dispositions []horizon.Disposition `json:",omitempty"`
+	Transcript   string                // path of the final message on disk
 	// Moved says the session the heartbeat named was on a lost worker
 	// and a fresh one replaced it here ("session moved: old → new (worker
 	// W lost)"); empty otherwise.
@@ -216,6 +242,10 @@ type GateInput struct {
 	// BaselineReceipt is the receipt of the baseline gate run; a test
 	// failing there must pass, not vanish (GateRun.Vanished).
 	BaselineReceipt string `json:",omitempty"`
+	// Commands are gate.test_command and gate.lint_command for a gate
+	// run without a Record (a supervisor's merge); with one, the record's
+	// commands are the run's.
+	Commands horizon.GateCommands `json:",omitzero"`
 }
 
 // CommitInput moves an accepted lane onto the run's integration branch.

@@ -369,6 +369,13 @@ type Run struct {
 	// without progress before it stops as a `stalled` blocker for a
 	// person (`horizon unblock` puts it back in line).
 	StallBlockAfter int `mapstructure:"stall_block_after"`
+	// AutoApproveMilestones lets a semi-autonomous run pass a milestone's
+	// checkpoint by rule: the plan's ambiguity is LOW, the previous
+	// milestone landed without a rejection, and its confidence (accepted
+	// attempts over attempts) is at least DecisionConfidenceThreshold.
+	// Each such approval is recorded as a decision.
+	AutoApproveMilestones       bool    `mapstructure:"auto_approve_milestones"`
+	DecisionConfidenceThreshold float64 `mapstructure:"decision_confidence_threshold"`
 }
 
 // StallBackoff is run.stall_backoff.
@@ -392,6 +399,19 @@ type Gate struct {
 	// the attempt as out-of-scope evidence. The gate script paths are
 	// always protected. Default: the gate directories.
 	Protected []string `mapstructure:"protected"`
+	// TestCommand and LintCommand are shell command lines (run with
+	// `sh -c` in the lane) that are parts of the gate of their own, after
+	// the gate script, under the same timeout, output cap, process-group
+	// kill and scrubbed environment. Without a gate script a test command
+	// is the gate's test part alone. Default: none.
+	TestCommand string `mapstructure:"test_command"`
+	LintCommand string `mapstructure:"lint_command"`
+}
+
+// Commands are gate.test_command and gate.lint_command, as a run takes
+// them.
+func (g Gate) Commands() horizon.GateCommands {
+	return horizon.GateCommands{Test: g.TestCommand, Lint: g.LintCommand}
 }
 
 // Log configures logging.

@@ -123,11 +123,15 @@ func defaults() map[string]any {
 		"run.stall_backoff.base":                   "1m",
 		"run.stall_backoff.max":                    "1h",
 		"run.stall_block_after":                    6,
+		"run.auto_approve_milestones":              false,
+		"run.decision_confidence_threshold":        0.8,
 		"gate.timeout":                             "10m",
 		"gate.env_allow":                           []string{},
 		"gate.allow_env":                           []string{},
 		"agent.env_allow":                          []string{},
 		"gate.protected":                           horizon.DefaultGateProtected,
+		"gate.test_command":                        "",
+		"gate.lint_command":                        "",
 		"log.level":                                "info",
 		"worker.paid_poller":                       true,
 		"worker.shared_dir":                        "",
@@ -535,6 +539,14 @@ func (c *Config) validate(src *sources) error {
 			bad("gate.protected", "%q: use paths relative to the repository root, e.g. .horizon/ or tests/**/*.golden", p)
 		}
 	}
+	for _, cmd := range []struct{ key, line, eg string }{
+		{"gate.test_command", c.Gate.TestCommand, "go test ./..."},
+		{"gate.lint_command", c.Gate.LintCommand, "golangci-lint run"},
+	} {
+		if msg := commandProblem(cmd.line); msg != "" {
+			bad(cmd.key, "%q %s: give a shell command line run with sh -c in the lane, e.g. %q, or leave it empty for none", cmd.line, msg, cmd.eg)
+		}
+	}
 	// NaN passes every comparison below and Inf passes some; neither can
 	// be carried to a run (its input is JSON), so both are refused first.
 	amount := func(key string, v float64, none string) {
@@ -576,6 +588,9 @@ func (c *Config) validate(src *sources) error {
 	}
 	if c.Run.StallBackoff.Max < c.Run.StallBackoff.Base {
 		bad("run.stall_backoff.max", "%s: must be at least run.stall_backoff.base (%s), e.g. 1h", c.Run.StallBackoff.Max, c.Run.StallBackoff.Base)
+	}
+	if t := c.Run.DecisionConfidenceThreshold; t <= 0 || t > 1 {
+		bad("run.decision_confidence_threshold", "%g: must be above 0 and at most 1 (the share of the previous milestone's attempts that were accepted, e.g. 0.8)", t)
 	}
 	if c.Run.StallBlockAfter < 1 {
 		bad("run.stall_block_after", "%d: must be at least 1 (attempts a stalled feature makes before it blocks)", c.Run.StallBlockAfter)
@@ -766,4 +781,20 @@ func (c *Config) Settings() map[string]any {
 	}
 	walk("", reflect.ValueOf(*c))
 	return out
+}
+
+// commandProblem says what makes line unusable as gate.test_command or
+// gate.lint_command ("" when it is fine, or empty: none). A line of only
+// whitespace would run `sh -c` on nothing and pass every time, a gate
+// that judges nothing; a NUL byte cannot be handed to a process at all.
+func commandProblem(line string) string {
+	switch {
+	case line == "":
+		return ""
+	case strings.TrimSpace(line) == "":
+		return "is only whitespace"
+	case strings.ContainsRune(line, 0):
+		return "holds a NUL byte"
+	}
+	return ""
 }

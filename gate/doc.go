@@ -31,6 +31,12 @@
 //   - Receipt records one gate run (verdict, exit code, duration, failing set,
 //     output tail and digest) and AppendReceipt stores it idempotently in a
 //     JSONL file.
+//   - Parts and RunParts make a gate of several parts: the discovered gate,
+//     gate.test_command and gate.lint_command (run with sh -c), each run
+//     through Run with the same options and judged on its own; Overall
+//     folds them into one verdict, and a receipt gets a section per part
+//     (NewPartsReceipt). The lint step's output never enters the failing
+//     test set.
 //
 // Limits: a process that leaves the gate's process group (setsid, setpgid, a
 // daemonising double fork into a new session) is out of reach of the group

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/horizon/horizon/horizon/textio"
+	"github.com/horizon/horizon/horizon/vocab"
 )
 
 // ReceiptTailBytes is how much of the end of the output a receipt keeps.
@@ -48,6 +49,28 @@ type Receipt struct {
 	OutputBytes  int64    `json:"output_bytes"`  // bytes the gate produced, before capping
 	OutputDigest string   `json:"output_digest"` // "sha256:<hex>" of Result.Output (the captured, capped output)
 	Err          string   `json:"err,omitempty"`
+	// Parts are the sections of a gate made of several parts (the gate
+	// script, gate.test_command, gate.lint_command), each with its own
+	// verdict and evidence; nil for a gate of one script or command. Then
+	// Verdict is the gate's as a whole (pass only when every part passed),
+	// and Failing, Passing, OutputTail and OutputDigest are the test
+	// parts' (Overall): a lint step's findings are no failing tests.
+	Parts []ReceiptPart `json:"parts,omitempty"`
+}
+
+// ReceiptPart is one part's section of a receipt.
+type ReceiptPart struct {
+	Name         vocab.GatePart `json:"name"` // script | test | lint
+	Command      string         `json:"command"`
+	Verdict      Verdict        `json:"verdict"`
+	ExitCode     int            `json:"exit_code"`
+	DurationMS   int64          `json:"duration_ms"`
+	Failing      []string       `json:"failing"`
+	FailingKnown bool           `json:"failing_known"`
+	OutputTail   string         `json:"output_tail"`
+	OutputBytes  int64          `json:"output_bytes"`
+	OutputDigest string         `json:"output_digest"` // "sha256:<hex>" of the part's captured output
+	Err          string         `json:"err,omitempty"`
 }
 
 // NewReceipt builds the receipt of res, the run of gate g on lane commit
@@ -80,6 +103,37 @@ func NewReceipt(run, feature string, attempt int, laneCommit string, g Gate, res
 		OutputDigest: "sha256:" + hex.EncodeToString(sum[:]),
 		Err:          res.Err,
 	}
+}
+
+// NewPartsReceipt builds the receipt of a gate run in parts (RunParts):
+// the whole gate's verdict (Overall), named by its first part's command,
+// with the test parts' failing and passing sets and output, and one
+// section per part.
+func NewPartsReceipt(run, feature string, attempt int, laneCommit string, parts []PartResult) Receipt {
+	var first Gate
+	if len(parts) > 0 {
+		first = parts[0].Gate
+	}
+	r := NewReceipt(run, feature, attempt, laneCommit, first, Overall(parts))
+	r.Parts = make([]ReceiptPart, 0, len(parts))
+	for _, p := range parts {
+		failing, known := ParseFailures(p.Output)
+		sum := sha256.Sum256([]byte(p.Output))
+		r.Parts = append(r.Parts, ReceiptPart{
+			Name:         p.Name,
+			Command:      receiptCommand(p.Gate),
+			Verdict:      p.Verdict,
+			ExitCode:     p.ExitCode,
+			DurationMS:   p.Duration.Milliseconds(),
+			Failing:      failing,
+			FailingKnown: known,
+			OutputTail:   outputTail(p.Output),
+			OutputBytes:  p.OutputBytes,
+			OutputDigest: "sha256:" + hex.EncodeToString(sum[:]),
+			Err:          p.Err,
+		})
+	}
+	return r
 }
 
 // StableReceiptID derives a receipt ID from parts (say run, feature and

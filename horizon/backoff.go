@@ -179,10 +179,12 @@ func sinceProgress(as []Attempt) (w []Attempt, fresh int) {
 	return w, fresh
 }
 
-// sameEvidence compares two gate runs: their verdict and failing set, and
-// with tree also the gated tree (when both recorded one).
+// sameEvidence compares two gate runs: their verdict, failing set and
+// failed parts (a lint step turning red or green is a change), and with
+// tree also the gated tree (when both recorded one).
 func sameEvidence(a, b *GateRun, tree bool) bool {
-	if a.Passed() != b.Passed() || a.FailingKnown != b.FailingKnown || !slices.Equal(failingSet(a.Failing), failingSet(b.Failing)) {
+	if a.Passed() != b.Passed() || a.FailingKnown != b.FailingKnown || !slices.Equal(failingSet(a.Failing), failingSet(b.Failing)) ||
+		!slices.Equal(a.FailedParts(), b.FailedParts()) {
 		return false
 	}
 	return !tree || a.Tree == "" || b.Tree == "" || a.Tree == b.Tree

@@ -30,7 +30,11 @@ func WorkerBrief(goal string, n, max int, prev *Attempt, guidance string) string
 	if prev != nil {
 		fmt.Fprintf(&b, "\n## Evidence from attempt %d (%s)\n\n", prev.N, prev.Outcome)
 		b.WriteString("The files still hold that attempt's changes. Correct them; do not start over unless the evidence says the approach is wrong.\n\n")
-		b.WriteString(Evidence(prev))
+		b.WriteString(evidence(prev, true))
+		if len(prev.Dispositions) > 0 {
+			b.WriteString("\n")
+			b.WriteString(DecisionBrief(goal, nil, prev.Criteria, prev.Dispositions))
+		}
 	}
 	if g := strings.TrimSpace(guidance); g != "" {
 		b.WriteString("\n## Guidance (from a reader model or a person; verify before relying on it)\n\n")
@@ -45,13 +49,19 @@ func WorkerBrief(goal string, n, max int, prev *Attempt, guidance string) string
 }
 
 // Evidence renders what an attempt left behind for the next one.
-func Evidence(a *Attempt) string {
+func Evidence(a *Attempt) string { return evidence(a, false) }
+
+// evidence is Evidence; briefed says a Decision Brief follows it, which
+// then holds the disposed findings instead of this list.
+func evidence(a *Attempt, briefed bool) string {
 	var b strings.Builder
 	if a.ProtocolError != "" {
 		fmt.Fprintf(&b, "- Your final message was not accepted: %s. It must end with the horizon-report block.\n", a.ProtocolError)
 	}
 	b.WriteString(gateTrust(a.Gate))
-	if g := a.Gate; g != nil && !g.Passed() {
+	if g := a.Gate; g != nil && !g.Passed() && len(g.Parts) > 0 {
+		b.WriteString(partsEvidence(g))
+	} else if g != nil && !g.Passed() {
 		fmt.Fprintf(&b, "- The gate (`%s`) ended with verdict %s, exit code %d.\n", g.Command, g.Verdict, g.ExitCode)
 		if len(g.Failing) > 0 {
 			fmt.Fprintf(&b, "- Failing: %s\n", strings.Join(g.Failing, ", "))
@@ -66,7 +76,15 @@ func Evidence(a *Attempt) string {
 			fmt.Fprintf(&b, "  - %s\n", t.Detail)
 		}
 	}
-	if au := a.Audit; au != nil && !au.Accepted() {
+	switch au := a.Audit; {
+	case au != nil && len(a.Dispositions) > 0 && briefed:
+		fmt.Fprintf(&b, "- The auditor did not accept the change (%s); what was decided about each finding is the Decision Brief below.\n", criteriaOrVerdict(a))
+	case au != nil && len(a.Dispositions) > 0:
+		fmt.Fprintf(&b, "- The auditor did not accept the change (%s); its findings were decided:\n", criteriaOrVerdict(a))
+		for _, d := range a.Dispositions {
+			fmt.Fprintf(&b, "  - %s: %s\n", d.Kind, d.Subject)
+		}
+	case au != nil && !au.Accepted():
 		b.WriteString("- The auditor rejected the change")
 		if len(au.Findings) == 0 {
 			b.WriteString(" without findings.\n")
@@ -88,6 +106,15 @@ func Evidence(a *Attempt) string {
 		b.WriteString("- No evidence was recorded.\n")
 	}
 	return b.String()
+}
+
+// criteriaOrVerdict says why an audited attempt was not accepted: its
+// verdict, or the criteria it left unmet.
+func criteriaOrVerdict(a *Attempt) string {
+	if unmet := Unmet(a.Criteria); a.Audit.Accepted() && len(unmet) > 0 {
+		return fmt.Sprintf("verdict accept, but %s not met", Plural(len(unmet), "criterion"))
+	}
+	return "verdict " + string(a.Audit.Verdict)
 }
 
 // DiffPlaceholder stands for the change in an audit brief built inside a
@@ -119,8 +146,10 @@ func PlanBrief(goal, problem string) string {
 }
 
 // AuditBrief is the prompt for the independent auditor. The diff is attached
-// by the activity (it can be large and does not belong in history).
-func AuditBrief(goal string, n int, gate *GateRun, diff string) string {
+// by the activity (it can be large and does not belong in history). With
+// the feature's acceptance criteria, the auditor rates each one (its
+// per-criterion receipt).
+func AuditBrief(goal string, n int, gate *GateRun, diff string, criteria ...string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Audit (attempt %d)\n\nA worker changed this repository to achieve the goal below. Review the change independently; you cannot edit files or run commands.\n\n## Goal\n\n%s\n\n", n, strings.TrimSpace(goal))
 	if gate != nil {
@@ -137,8 +166,17 @@ func AuditBrief(goal string, n int, gate *GateRun, diff string) string {
 	}
 	fmt.Fprintf(&b, "## The change\n\n```diff\n%s\n```\n\n", diff)
 	b.WriteString("Read the changed files as needed. Accept only if the change achieves the goal, keeps unrelated behaviour, and does not game the gate (for example by weakening tests).\n\n")
-	b.WriteString("End your final message with exactly one fenced block (verdict accept|reject; severity nit|concern|blocker):\n\n")
-	b.WriteString("```horizon-audit\n{\"verdict\": \"reject\", \"findings\": [{\"file\": \"path\", \"line\": 1, \"severity\": \"blocker\", \"note\": \"what is wrong\"}]}\n```\n")
+	if len(criteria) == 0 {
+		b.WriteString("End your final message with exactly one fenced block (verdict accept|reject; severity nit|concern|blocker):\n\n")
+		b.WriteString("```horizon-audit\n{\"verdict\": \"reject\", \"findings\": [{\"file\": \"path\", \"line\": 1, \"severity\": \"blocker\", \"note\": \"what is wrong\"}]}\n```\n")
+		return b.String()
+	}
+	b.WriteString("## Acceptance criteria\n\nRate every criterion: met, unmet or unverifiable, each with evidence (a file and line, or a test name from the gate). The change is accepted only when every criterion is met.\n\n")
+	for i, c := range criteria {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, strings.TrimSpace(c))
+	}
+	b.WriteString("\nEnd your final message with exactly one fenced block (verdict accept|reject; severity nit|concern|blocker; status met|unmet|unverifiable, one rating per criterion by its number):\n\n")
+	b.WriteString("```horizon-audit\n{\"verdict\": \"reject\", \"findings\": [{\"file\": \"path\", \"line\": 1, \"severity\": \"blocker\", \"note\": \"what is wrong\"}], \"criteria\": [{\"criterion\": 1, \"status\": \"met\", \"evidence\": \"path:12, test_name\"}]}\n```\n")
 	return b.String()
 }
 

@@ -3,6 +3,8 @@ package horizon
 import (
 	"fmt"
 	"strings"
+
+	"github.com/horizon/horizon/horizon/vocab"
 )
 
 // GateRecord is the run's gate, decided once on the base commit before
@@ -26,11 +28,19 @@ type GateRecord struct {
 	// Source says how the gate was found, for people: the script path or
 	// "detected: go test ./...".
 	Source string `json:"source"`
+	// TestCommand and LintCommand are gate.test_command and
+	// gate.lint_command as the run started with them: parts of the gate
+	// run after the script, each on its own (sh -c in the lane). Without
+	// a script a test command stands in for the detected command.
+	TestCommand string `json:"test_command,omitempty"`
+	LintCommand string `json:"lint_command,omitempty"`
 }
 
-// Valid reports whether the record names a gate to run.
+// Valid reports whether the record names a gate to run: a script, a
+// detected command or a test command.
 func (r *GateRecord) Valid() bool {
-	return r != nil && ((r.Script != "" && r.Hash != "" && r.Mode != "") || (r.Script == "" && len(r.Command) > 0))
+	return r != nil && ((r.Script != "" && r.Hash != "" && r.Mode != "") ||
+		(r.Script == "" && (len(r.Command) > 0 || r.TestCommand != "")))
 }
 
 // String is the record's Source.
@@ -87,4 +97,116 @@ func GateTrustLines(as []Attempt) []string {
 		}
 	}
 	return out
+}
+
+// GateCommands are gate.test_command and gate.lint_command: shell command
+// lines run in the lane with `sh -c`, after the gate script, each a part
+// of the gate with its own verdict. "" is none.
+type GateCommands struct {
+	Test string `json:"test,omitempty"`
+	Lint string `json:"lint,omitempty"`
+}
+
+// Any reports whether a command is configured.
+func (c GateCommands) Any() bool { return c.Test != "" || c.Lint != "" }
+
+// GatePartName names a part of a gate (vocab.GatePart).
+type GatePartName = vocab.GatePart
+
+// The parts of a gate, in the order they run.
+const (
+	GatePartScript = vocab.GatePartScript // the gate script, or the detected command
+	GatePartTest   = vocab.GatePartTest   // gate.test_command
+	GatePartLint   = vocab.GatePartLint   // gate.lint_command
+)
+
+// FailedParts lists the parts of the gate run that did not pass, in run
+// order; nil for a gate of one part.
+func (g *GateRun) FailedParts() []GatePartName {
+	if g == nil {
+		return nil
+	}
+	var out []GatePartName
+	for _, p := range g.Parts {
+		if !p.Passed() {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+// failedPartsNote names the parts that did not pass, with their commands
+// ("failed part: lint `golangci-lint run` (fail, exit 1)"), for a line
+// that shows the gate's verdict; "" when none did or the gate had one
+// part.
+func (g *GateRun) failedPartsNote() string {
+	if g == nil {
+		return ""
+	}
+	var names []string
+	for _, p := range g.Parts {
+		if !p.Passed() {
+			names = append(names, fmt.Sprintf("%s `%s` (%s, exit %d)", p.Name, oneLine(p.Command), p.Verdict, p.ExitCode))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "failed part: " + strings.Join(names, "; ")
+}
+
+// partsEvidence is the evidence of a gate made of parts that did not
+// pass: each failed part on its own, named by what it is (the gate, the
+// test step, the lint step) with its command, how it ended, its failing
+// tests and the tail of its output, so a lint failure reads apart from
+// test failures; then the parts that passed.
+func partsEvidence(g *GateRun) string {
+	var b strings.Builder
+	var passed []string
+	for _, p := range g.Parts {
+		name := fmt.Sprintf("the %s (`%s`)", partTitle(p.Name), oneLine(p.Command))
+		if p.Passed() {
+			passed = append(passed, name)
+			continue
+		}
+		fmt.Fprintf(&b, "- %s%s %s", strings.ToUpper(name[:1]), name[1:], partEnd(p))
+		if p.Name.Tests() && len(p.Failing) > 0 {
+			fmt.Fprintf(&b, "; failing: %s", strings.Join(p.Failing, ", "))
+		}
+		if t := strings.TrimSpace(p.Tail); t != "" {
+			fmt.Fprintf(&b, ":\n\n```\n%s\n```\n\n", clip(t, maxEvidence/2))
+		} else {
+			b.WriteString(".\n")
+		}
+	}
+	if len(passed) > 0 {
+		fmt.Fprintf(&b, "- Passed: %s.\n", strings.Join(passed, ", "))
+	}
+	return b.String()
+}
+
+// partTitle names a part of a gate for people.
+func partTitle(n GatePartName) string {
+	switch n {
+	case GatePartScript:
+		return "gate"
+	case GatePartTest:
+		return "test step"
+	case GatePartLint:
+		return "lint step"
+	}
+	return string(n) + " step"
+}
+
+// partEnd says how a part that did not pass ended.
+func partEnd(p GatePart) string {
+	switch p.Verdict {
+	case "fail":
+		return fmt.Sprintf("failed, exit %d", p.ExitCode)
+	case "timeout":
+		return "overran the gate's timeout and was killed"
+	case "error":
+		return "could not run to a verdict (error)"
+	}
+	return fmt.Sprintf("ended with verdict %s, exit %d", p.Verdict, p.ExitCode)
 }

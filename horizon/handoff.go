@@ -155,9 +155,11 @@ var handoffSections = []struct {
 	{"completed", handoffCompleted},
 	{"unverified", handoffUnverified},
 	{"skipped", handoffSkipped},
+	{"deferred", handoffDeferred},
 	{"blocked", handoffBlocked},
 	{"open", handoffOpen},
 	{"asked", handoffAsked},
+	{"research", handoffResearch},
 	{"integration", handoffIntegration},
 	{"decisions", handoffDecisions},
 	{"assumptions", handoffAssumptions},
@@ -223,8 +225,19 @@ func handoffCompleted(b *strings.Builder, _ HandoffInput, v handoffView) {
 		if len(f.ReceiptIDs) > 0 {
 			fmt.Fprintf(b, "  - receipts: %s\n", codeList(f.ReceiptIDs))
 		}
-		for _, ac := range f.Acceptance {
-			fmt.Fprintf(b, "  - acceptance: %s\n", oneLine(ac))
+		rated := map[int]CriterionRating{}
+		for _, r := range a.Criteria {
+			rated[r.Criterion] = r
+		}
+		for i, ac := range f.Acceptance {
+			fmt.Fprintf(b, "  - acceptance: %s", oneLine(ac))
+			if r, ok := rated[i+1]; ok {
+				fmt.Fprintf(b, " — %s", r.Status)
+				if r.Evidence != "" {
+					fmt.Fprintf(b, " (%s)", oneLine(r.Evidence))
+				}
+			}
+			b.WriteString("\n")
 		}
 	}
 }
@@ -255,7 +268,52 @@ func handoffSkipped(b *strings.Builder, _ HandoffInput, v handoffView) {
 	b.WriteString("\n## Skipped\n\n")
 	for _, it := range v.skipped {
 		fmt.Fprintf(b, "- **%s** %s%s — %s\n", it.f.ID, it.f.Title, partOf(it.f), dash(oneLine(it.f.Note)))
+		if n := len(it.f.Attempts); n > 0 {
+			for _, r := range Unmet(it.f.Attempts[n-1].Criteria) {
+				fmt.Fprintf(b, "  - left unmet: criterion %d, %s — %s\n", r.Criterion, oneLine(r.Text), r.Status)
+			}
+		}
 	}
+}
+
+// handoffDeferred: findings decided as deferred (an accepted audit's
+// among them), kept for later work, once each.
+func handoffDeferred(b *strings.Builder, in HandoffInput, _ handoffView) {
+	ds := Deferred(in.Plan)
+	if len(ds) == 0 {
+		return
+	}
+	b.WriteString("\n## Deferred findings\n\nRight, but not needed for the change they were found on; kept here so they are not lost.\n\n")
+	for _, d := range ds {
+		fmt.Fprintf(b, "- **%s** %s — %s\n", d.Feature, oneLine(d.Subject), oneLine(d.Rationale))
+	}
+}
+
+// DeferredFinding is a deferred finding with the feature it was found on.
+type DeferredFinding struct {
+	Feature string
+	Disposition
+}
+
+// Deferred lists the plan's deferred findings, in plan order, each once
+// (the same finding deferred on several attempts is one).
+func Deferred(p Plan) []DeferredFinding {
+	var out []DeferredFinding
+	seen := map[string]bool{}
+	for _, m := range p.Milestones {
+		for _, f := range m.Features {
+			for _, a := range f.Attempts {
+				for _, d := range a.Dispositions {
+					if d.Kind != DispositionDefer || seen[f.ID+"\x00"+d.Subject] {
+						continue
+					}
+					seen[f.ID+"\x00"+d.Subject] = true
+					out = append(out, DeferredFinding{Feature: f.ID, Disposition: d})
+				}
+			}
+		}
+	}
+	return out
 }
 
 // handoffBlocked: blocked features with their typed blocker and evidence.
@@ -317,6 +375,14 @@ func handoffAsked(b *strings.Builder, in HandoffInput, _ handoffView) {
 	b.WriteString("\n## " + asksHeading + "\n\n" + asks.String())
 }
 
+// handoffResearch: per feature that had one, its latest research (the
+// notes' file and how many sources were fetched).
+func handoffResearch(b *strings.Builder, in HandoffInput, _ handoffView) {
+	if r := researchMarkdown(in.Plan.features()); r != "" {
+		b.WriteString("\n## Research\n\n" + r)
+	}
+}
+
 // handoffIntegration: the final gate on the integration branch, if it ran.
 func handoffIntegration(b *strings.Builder, in HandoffInput, v handoffView) {
 	g := in.Integration
@@ -326,6 +392,9 @@ func handoffIntegration(b *strings.Builder, in HandoffInput, v handoffView) {
 	verdict, why := in.integrationVerdict()
 	b.WriteString("\n## Integration gate\n\n")
 	fmt.Fprintf(b, "- **Verdict:** %s (exit %d) on the tip of `%s`", dash(verdict), g.ExitCode, v.branch)
+	if note := g.failedPartsNote(); note != "" {
+		fmt.Fprintf(b, "; %s", note)
+	}
 	if why != "" {
 		fmt.Fprintf(b, " — NOT backed by a receipt: %s", why)
 	}
@@ -452,6 +521,9 @@ func (in HandoffInput) risks(branch string, completed, open, blocked []handoffIt
 	}
 	if g := in.Baseline; g != nil && !g.Passed() {
 		r := fmt.Sprintf("The baseline gate on the base commit ended %s before any change", g.Verdict)
+		if note := g.failedPartsNote(); note != "" {
+			r += " (" + note + ")"
+		}
 		switch {
 		case !g.FailingKnown:
 			r += "; its failing set could not be read, so regressions cannot be told apart from pre-existing failures"
@@ -465,6 +537,9 @@ func (in HandoffInput) risks(branch string, completed, open, blocked []handoffIt
 		switch {
 		case verdict != "pass":
 			r := fmt.Sprintf("The integration gate on `%s` (receipt `%s`) ended %s: the accepted features do not pass the gate together", branch, dash(g.ReceiptID), dash(verdict))
+			if note := g.failedPartsNote(); note != "" {
+				r += " (" + note + ")"
+			}
 			switch {
 			case !g.FailingKnown:
 				r += "; its failing set could not be read"
@@ -508,7 +583,13 @@ func (in HandoffInput) risks(branch string, completed, open, blocked []handoffIt
 			case a.Gate.Verdict == "skipped" || a.Gate.Verdict == "unknown":
 				out = append(out, fmt.Sprintf("**%s**: the last gate check (receipt `%s`) was %s, not run to a verdict", it.f.ID, dash(a.Gate.ReceiptID), a.Gate.Verdict))
 			case !a.Gate.FailingKnown:
-				out = append(out, fmt.Sprintf("**%s**: the last gate run (receipt `%s`, %s) had a failing set that could not be read", it.f.ID, dash(a.Gate.ReceiptID), a.Gate.Verdict))
+				r := fmt.Sprintf("**%s**: the last gate run (receipt `%s`, %s) had a failing set that could not be read", it.f.ID, dash(a.Gate.ReceiptID), a.Gate.Verdict)
+				if note := a.Gate.failedPartsNote(); note != "" {
+					r += " (" + note + ")"
+				}
+				out = append(out, r)
+			case a.Gate.failedPartsNote() != "":
+				out = append(out, fmt.Sprintf("**%s**: the last gate run (receipt `%s`, %s) — %s", it.f.ID, dash(a.Gate.ReceiptID), a.Gate.Verdict, a.Gate.failedPartsNote()))
 			}
 		}
 	}

@@ -72,7 +72,7 @@ func TimedOut(msg string) bool { return timedOut.MatchString(msg) }
 // the words of Outage.On. The engine's reading (`horizon status`) and the
 // activities' own reports (the run's Markdown) name outages alike.
 func OutageKind(activity, msg string) string {
-	session := activity == "AgentSession" || activity == "Diagnose"
+	session := activity == "AgentSession" || activity == "Diagnose" || activity == "Research"
 	switch {
 	case diskFull.MatchString(msg):
 		return "disk full"

@@ -452,6 +452,18 @@ func (p Plan) HeldBy(id string) []string {
 	return r.heldBy(r.byID[id])
 }
 
+// DependentsOf returns the features not yet done that feature id holds
+// back (HeldBy names it), in plan order.
+func (p Plan) DependentsOf(id string) []string {
+	var out []string
+	for _, f := range p.features() {
+		if f.ID != id && f.Status.pending() && slices.Contains(p.HeldBy(f.ID), id) {
+			out = append(out, f.ID)
+		}
+	}
+	return out
+}
+
 // resolver answers dependency questions over one snapshot of the plan.
 type resolver struct {
 	byID     map[string]Feature

@@ -130,6 +130,17 @@ func (s *RunState) PlanMarkdown() string {
 	if advice.Len() > 0 {
 		b.WriteString("\nAdvisor:\n\n" + advice.String())
 	}
+	var review strings.Builder
+	for _, m := range s.Plan.Milestones {
+		for _, f := range m.Features {
+			for _, l := range ReviewLines(f) {
+				fmt.Fprintf(&review, "- `%s` %s\n", f.ID, viewCell(textio.Head(l, viewEvidenceBytes)))
+			}
+		}
+	}
+	if review.Len() > 0 {
+		b.WriteString("\nReview (the last audit of each feature):\n\n" + review.String())
+	}
 	var asks strings.Builder
 	for _, m := range s.Plan.Milestones {
 		for _, f := range m.Features {
@@ -141,6 +152,9 @@ func (s *RunState) PlanMarkdown() string {
 	}
 	if g := s.Integration; g != nil {
 		fmt.Fprintf(&b, "\nIntegration gate: %s (exit %d)", g.Verdict, g.ExitCode)
+		if note := g.failedPartsNote(); note != "" {
+			fmt.Fprintf(&b, ", %s", note)
+		}
 		if g.ReceiptID != "" {
 			fmt.Fprintf(&b, ", receipt `%s`", g.ReceiptID)
 		}
@@ -253,6 +267,9 @@ func (s *RunState) PlanTreeAt(now time.Time) string {
 					fmt.Fprintf(&b, "%sattempt %d %s\n", under, a.N, textio.Head(l, viewEvidenceBytes))
 				}
 			}
+			for _, l := range ReviewLines(f) {
+				fmt.Fprintf(&b, "%s%s\n", under, textio.Head(l, viewEvidenceBytes))
+			}
 			switch {
 			case f.Status == FeatureBlocked && f.Blocker != nil:
 				fmt.Fprintf(&b, "%sblocked: %s: %s\n", under, f.Blocker.Type, textio.Head(oneLine(f.Blocker.Evidence), viewEvidenceBytes))
@@ -269,6 +286,33 @@ func (s *RunState) PlanTreeAt(now time.Time) string {
 		}
 	}
 	return b.String()
+}
+
+// ReviewLines are what the last audit of f decided, a line each: its
+// per-criterion receipt and every finding's disposition.
+func ReviewLines(f Feature) []string {
+	var a *Attempt
+	for i := len(f.Attempts) - 1; i >= 0; i-- {
+		if f.Attempts[i].Audit != nil {
+			a = &f.Attempts[i]
+			break
+		}
+	}
+	if a == nil {
+		return nil
+	}
+	var out []string
+	if r := ReceiptLine(a.Criteria); r != "" {
+		line := fmt.Sprintf("attempt %d criteria: %s", a.N, r)
+		for _, c := range Unmet(a.Criteria) {
+			line += fmt.Sprintf("; %d %s: %s", c.Criterion, c.Status, oneLine(c.Text))
+		}
+		out = append(out, line)
+	}
+	for _, d := range a.Dispositions {
+		out = append(out, fmt.Sprintf("attempt %d %s (%s): %s — %s", a.N, d.Kind, d.By, oneLine(d.Subject), oneLine(d.Rationale)))
+	}
+	return out
 }
 
 // viewDetails is a feature's record in a few words: attempts, tier of the

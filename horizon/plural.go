@@ -15,8 +15,11 @@ func Plural(n int, noun string) string {
 }
 
 // plural is noun's plural: "entries" for "entry", "days" for "day",
-// "attempts" for "attempt".
+// "attempts" for "attempt", "criteria" for "criterion".
 func plural(noun string) string {
+	if stem, ok := strings.CutSuffix(noun, "criterion"); ok {
+		return stem + "criteria"
+	}
 	if stem, ok := strings.CutSuffix(noun, "y"); ok && stem != "" && !strings.ContainsAny(stem[len(stem)-1:], "aeiou") {
 		return stem + "ies"
 	}

@@ -10,6 +10,7 @@ func TestPlural(t *testing.T) {
 	require.Equal(t, "0 features", Plural(0, "feature"))
 	require.Equal(t, "1 feature", Plural(1, "feature"))
 	require.Equal(t, "2 milestones", Plural(2, "milestone"))
+	require.Equal(t, "2 criteria", Plural(2, "criterion"))
 }
 
 // A noun ending in a consonant and y takes "ies"; a vowel and y, "s".

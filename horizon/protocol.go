@@ -33,6 +33,9 @@ const (
 	BlockReport BlockKind = "horizon-report" // the worker's claim
 	BlockAudit  BlockKind = "horizon-audit"  // the auditor's verdict
 	BlockAdvice BlockKind = "horizon-advice" // an advisor's review notes
+	// BlockDispositions is the lead's decision on audit findings the
+	// deterministic rule left open (Rule).
+	BlockDispositions BlockKind = "horizon-dispositions"
 )
 
 // ReportStatus is what a worker claims about its feature. It is a claim,
@@ -174,6 +177,14 @@ type Blocker struct {
 type Audit struct {
 	Verdict  AuditVerdict `json:"verdict"`
 	Findings []Finding    `json:"findings,omitempty"`
+	// Criteria rate the feature's acceptance criteria, one per criterion
+	// (Receipt reads them against the plan).
+	Criteria []CriterionRating `json:"criteria,omitempty"`
+}
+
+// Dispositions is the lead's horizon-dispositions block.
+type Dispositions struct {
+	Dispositions []Disposition `json:"dispositions"`
 }
 
 // Accepted reports an accept verdict.
@@ -185,6 +196,10 @@ type Finding struct {
 	Line     int      `json:"line,omitempty"`
 	Severity Severity `json:"severity"`
 	Note     string   `json:"note"`
+	// Confirmed is horizon's, never the auditor's: the file exists in the
+	// lane and holds the line (set by the audit's activity; the rule
+	// trusts a blocker only with it).
+	Confirmed bool `json:"confirmed,omitempty"`
 }
 
 // UnmarshalJSON accepts a line given as a number, a numeric string or null,

@@ -133,7 +133,32 @@ type GateRun struct {
 	// PassingUnknown says the gate's output names no passing tests, so a
 	// test's absence could only be judged from the sources (see Vanished).
 	PassingUnknown bool `json:"passing_unknown,omitempty"`
+	// Parts are the parts of a gate made of several (the gate script,
+	// gate.test_command, gate.lint_command), each judged on its own; nil
+	// for a gate of one script or command, and in runs recorded before.
+	// Then Verdict passes only when every part passed, ExitCode is the
+	// first failed part's, and Tail and Failing are the test parts' only:
+	// the lint step's findings are in its own part, never in the failing
+	// test set.
+	Parts []GatePart `json:"parts,omitempty"`
 }
+
+// GatePart is one part of a gate made of several, with its own verdict
+// and evidence.
+type GatePart struct {
+	Name       GatePartName `json:"name"` // script | test | lint
+	Command    string       `json:"command"`
+	Verdict    string       `json:"verdict"` // pass | fail | timeout | error
+	ExitCode   int          `json:"exit_code"`
+	DurationMS int64        `json:"duration_ms"`
+	// Tail is the end of the part's output (and its error), kept only
+	// when it did not pass: the evidence a next attempt gets.
+	Tail    string   `json:"tail,omitempty"`
+	Failing []string `json:"failing,omitempty"` // the part's own failing set
+}
+
+// Passed reports whether the part exited 0.
+func (p GatePart) Passed() bool { return p.Verdict == "pass" }
 
 // Trigger is an escalation signal computed from artifacts (receipts,
 // diffs), never from what a model said.
@@ -162,17 +187,22 @@ type Attempt struct {
 	AuditorSession string   `json:"auditor_session,omitempty"`
 	// AuditorModel is the model the auditor's session ran on: its role's
 	// model, or a local one near a spend ceiling.
-	AuditorModel  string    `json:"auditor_model,omitempty"`
-	Resumed       bool      `json:"resumed,omitempty"` // a session continued after a crash
-	Report        *Report   `json:"report,omitempty"`
-	ProtocolError string    `json:"protocol_error,omitempty"`
-	Gate          *GateRun  `json:"gate,omitempty"`
-	Audit         *Audit    `json:"audit,omitempty"`
-	Triggers      []Trigger `json:"triggers,omitempty"`
-	Outcome       Outcome   `json:"outcome"`
-	Usage         Usage     `json:"usage"`
-	StartedAt     time.Time `json:"started_at"`
-	EndedAt       time.Time `json:"ended_at,omitzero"`
+	AuditorModel  string   `json:"auditor_model,omitempty"`
+	Resumed       bool     `json:"resumed,omitempty"` // a session continued after a crash
+	Report        *Report  `json:"report,omitempty"`
+	ProtocolError string   `json:"protocol_error,omitempty"`
+	Gate          *GateRun `json:"gate,omitempty"`
+	Audit         *Audit   `json:"audit,omitempty"`
+	// Criteria is the audit's per-criterion receipt against the feature's
+	// acceptance criteria (Receipt); Dispositions what was decided about
+	// each of its findings and unmet criteria (Rule, the lead).
+	Criteria     []CriterionRating `json:"criteria,omitempty"`
+	Dispositions []Disposition     `json:"dispositions,omitempty"`
+	Triggers     []Trigger         `json:"triggers,omitempty"`
+	Outcome      Outcome           `json:"outcome"`
+	Usage        Usage             `json:"usage"`
+	StartedAt    time.Time         `json:"started_at"`
+	EndedAt      time.Time         `json:"ended_at,omitzero"`
 
 	// Moved records sessions that could not follow a lost worker and were
 	// started afresh on another: "session moved: old → new (worker W lost)".
@@ -191,6 +221,9 @@ type Attempt struct {
 	// was asked for was already on the branch, as its gate receipt and
 	// audit show, so the feature is done with no commit of its own.
 	AlreadyDone bool `json:"already_done,omitempty"`
+	// Research is what the researcher found before the worker of an
+	// attempt under the research strategy: its notes' file and sources.
+	Research *ResearchNote `json:"research,omitempty"`
 }
 
 // OutcomeCell is the attempt's outcome, with "already done" for an
@@ -456,6 +489,13 @@ func (a *Attempt) gateCell() string {
 		return "–"
 	}
 	cell := fmt.Sprintf("%s (exit %d)", a.Gate.Verdict, a.Gate.ExitCode)
+	if failed := a.Gate.FailedParts(); len(failed) > 0 {
+		names := make([]string, len(failed))
+		for i, p := range failed {
+			names[i] = string(p)
+		}
+		cell += ", failed: " + strings.Join(names, "+")
+	}
 	if n := len(a.Gate.Vanished); n > 0 {
 		cell += fmt.Sprintf(", %d vanished", n)
 	}

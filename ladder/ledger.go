@@ -167,6 +167,28 @@ type Entry struct {
 	// attempt's gate results; Reverted its changes to protected paths.
 	Vanished []string `json:"vanished,omitempty"`
 	Reverted []string `json:"reverted,omitempty"`
+	// FailedParts are the parts of a gate made of several (the gate
+	// script, gate.test_command, gate.lint_command) that did not pass;
+	// empty for a gate of one part. It tells a red lint step from red
+	// tests (testsRed, lintRed).
+	FailedParts []vocab.GatePart `json:"failed_parts,omitempty"`
+}
+
+// testsRed reports whether e failed the gate on its tests: a part whose
+// failures are test failures (the gate script, the test command) did not
+// pass, or the gate was red with no part to blame (one script or command,
+// runs recorded before parts, a test that vanished). A gate red only in
+// its lint step is not red on its tests.
+func (e Entry) testsRed() bool {
+	if e.Outcome != vocab.OutcomeGateFailed {
+		return false
+	}
+	return len(e.FailedParts) == 0 || slices.ContainsFunc(e.FailedParts, vocab.GatePart.Tests)
+}
+
+// lintRed reports whether e's gate run failed in its lint step.
+func (e Entry) lintRed() bool {
+	return e.Outcome == vocab.OutcomeGateFailed && slices.Contains(e.FailedParts, vocab.GatePartLint)
 }
 
 // IsAttempt reports whether e is an attempt (not a retrieval step).
@@ -286,6 +308,10 @@ type Rung struct {
 	// cost class, for attempts under the research recovery strategy.
 	// "": the tier's Model.
 	Research string `json:"research,omitempty"`
+	// Quick is the quick role's best-ranked model of the tier's cost
+	// class, for an attempt whose Decision Brief holds only small,
+	// explicit fixes (horizon.SmallBrief). "": the tier's Model.
+	Quick string `json:"quick,omitempty"`
 }
 
 // Availability is the recorded availability of each tier. A tier missing

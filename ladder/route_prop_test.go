@@ -27,6 +27,7 @@ var allOutcomes = []vocab.Outcome{vocab.OutcomeGateFailed, vocab.OutcomeGateFail
 var allTriggerKinds = []TriggerKind{
 	TriggerGateRedTwice, TriggerSameFailingSet, TriggerIdenticalDiff, TriggerRegression,
 	TriggerOutOfScope, TriggerOverLineCeiling, TriggerContextOverflow, TriggerUnresolvedSymbol,
+	TriggerLintRedTwice,
 }
 
 // genTier favours the local tiers, where the two-local-attempts rule lives.

@@ -15,7 +15,8 @@ type TriggerKind string
 // fake: gate verdicts and failing sets, diff hashes, changed paths and line
 // counts, prompt token counts, compiler output.
 const (
-	TriggerGateRedTwice     TriggerKind = "gate_red_twice"    // gate red on two attempts running at the same tier
+	TriggerGateRedTwice     TriggerKind = "gate_red_twice"    // gate red on its tests on two attempts running at the same tier
+	TriggerLintRedTwice     TriggerKind = "lint_red_twice"    // the gate's lint step red on two attempts running at the same tier
 	TriggerSameFailingSet   TriggerKind = "same_failing_set"  // the same failing-assertion set as the previous attempt
 	TriggerIdenticalDiff    TriggerKind = "identical_diff"    // a diff identical to the previous attempt's
 	TriggerRegression       TriggerKind = "regression"        // a test not failing before is failing now
@@ -64,6 +65,7 @@ func Triggers(card Card, baselineFailing []string, prev *Entry, cur Entry, gateO
 	var out []Trigger
 	for _, t := range []func() (Trigger, bool){
 		func() (Trigger, bool) { return GateRedTwice(prev, cur) },
+		func() (Trigger, bool) { return LintRedTwice(prev, cur) },
 		func() (Trigger, bool) { return SameFailingSet(prev, cur) },
 		func() (Trigger, bool) { return IdenticalDiff(prev, cur) },
 		func() (Trigger, bool) { return Regression(baselineFailing, prev, cur) },
@@ -80,12 +82,20 @@ func Triggers(card Card, baselineFailing []string, prev *Entry, cur Entry, gateO
 	return out
 }
 
-// GateRedTwice fires when the gate was red on cur and on prev at the same
-// tier. The streak counts per tier on purpose: a rung just climbed to gets
-// its own two tries before this trigger moves it on, while "no progress"
-// across rungs is caught by SameFailingSet and IdenticalDiff.
+// GateRedTwice fires when the gate was red on its tests on cur and on
+// prev at the same tier. The streak counts per tier on purpose: a rung
+// just climbed to gets its own two tries before this trigger moves it on,
+// while "no progress" across rungs is caught by SameFailingSet and
+// IdenticalDiff.
+//
+// A gate red only in its lint step (gate.lint_command, the receipt's
+// parts) is not red on its tests, on either side: tests gone green with
+// lint findings left is progress, not a second red gate, and two lint
+// failures are LintRedTwice's, named as what they are. A gate of one
+// part (and every run recorded before parts) counts as before: its
+// whole verdict is its tests'.
 func GateRedTwice(prev *Entry, cur Entry) (Trigger, bool) {
-	if prev == nil || prev.Outcome != vocab.OutcomeGateFailed || cur.Outcome != vocab.OutcomeGateFailed || prev.Tier != cur.Tier {
+	if prev == nil || !prev.testsRed() || !cur.testsRed() || prev.Tier != cur.Tier {
 		return Trigger{}, false
 	}
 	return Trigger{
@@ -94,12 +104,33 @@ func GateRedTwice(prev *Entry, cur Entry) (Trigger, bool) {
 	}, true
 }
 
-// SameFailingSet fires when cur and prev both failed the gate with the same
-// non-empty failing-assertion set: the attempt made no progress. Empty sets
-// are not compared: an empty set of a red gate means the failures were not
-// recognised (a lint step, a crash), not that they were the same.
+// LintRedTwice fires when the gate's lint step failed on cur and on prev
+// at the same tier: GateRedTwice's streak for lint findings, computed
+// from the receipt's parts, never from what a model said. One lint
+// failure does not fire it: the next attempt gets the lint step's output
+// as its own evidence, and lint findings are most often a mechanical fix
+// the same model can make; a second at the same tier is the "no
+// progress" a higher rung answers, as a gate red on its tests twice is.
+func LintRedTwice(prev *Entry, cur Entry) (Trigger, bool) {
+	if prev == nil || !prev.lintRed() || !cur.lintRed() || prev.Tier != cur.Tier {
+		return Trigger{}, false
+	}
+	return Trigger{
+		Kind:     TriggerLintRedTwice,
+		Evidence: []string{string(vocab.GatePartLint)},
+		Detail:   fmt.Sprintf("the lint step red twice running at %s", cur.Tier),
+	}, true
+}
+
+// SameFailingSet fires when cur and prev both failed the gate on its tests
+// with the same non-empty failing-assertion set: the attempt made no
+// progress. Empty sets are not compared: an empty set of a red gate means
+// the failures were not recognised (a lint step, a crash), not that they
+// were the same. The sets are the test parts' only (a lint step's
+// findings are never in them), and a side red only in its lint step is
+// not compared at all (testsRed).
 func SameFailingSet(prev *Entry, cur Entry) (Trigger, bool) {
-	if prev == nil || prev.Outcome != vocab.OutcomeGateFailed || cur.Outcome != vocab.OutcomeGateFailed {
+	if prev == nil || !prev.testsRed() || !cur.testsRed() {
 		return Trigger{}, false
 	}
 	a, b := normSet(prev.FailingSet), normSet(cur.FailingSet)
@@ -132,7 +163,7 @@ func IdenticalDiff(prev *Entry, cur Entry) (Trigger, bool) {
 // prev's gate ran. ladder sees failing sets only, so a test the attempt
 // added and left failing counts too: it was not failing before either.
 func Regression(baselineFailing []string, prev *Entry, cur Entry) (Trigger, bool) {
-	if cur.Outcome != vocab.OutcomeGateFailed {
+	if !cur.testsRed() {
 		return Trigger{}, false
 	}
 	base := toSet(baselineFailing)
@@ -225,12 +256,12 @@ func ContextOverflow(cur Entry, localContextCap int) (Trigger, bool) {
 	}, true
 }
 
-// UnresolvedSymbol fires when cur failed the gate and the gate's output
-// names symbols the compiler or runtime could not resolve (see
+// UnresolvedSymbol fires when cur failed the gate on its tests and their
+// output names symbols the compiler or runtime could not resolve (see
 // UnresolvedSymbols). Route answers it with a retrieval step, not a bigger
 // model.
 func UnresolvedSymbol(cur Entry, gateOutput string) (Trigger, bool) {
-	if cur.Outcome != vocab.OutcomeGateFailed {
+	if !cur.testsRed() {
 		return Trigger{}, false
 	}
 	syms := UnresolvedSymbols(gateOutput)

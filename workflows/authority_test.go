@@ -22,7 +22,7 @@ import (
 // half of TestMeteredCallsGoThroughTheAuthority keeps this list honest
 // against the activities package.
 var meteredActivities = map[string]bool{
-	"AgentSession": true, "Diagnose": true, "LoopActivation": true, "CompactLoop": true, "TaskSession": true, "AdvisorWatch": true,
+	"AgentSession": true, "Diagnose": true, "LoopActivation": true, "CompactLoop": true, "TaskSession": true, "AdvisorWatch": true, "Research": true,
 }
 
 // authorityMethods are the grant's methods that execute a metered

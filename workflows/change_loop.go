@@ -41,6 +41,8 @@ type changeLoop struct {
 	deadline time.Time
 	// onBlocker takes a typed blocker with evidence; done ends the loop.
 	onBlocker func(ctx workflow.Context, b horizon.Blocker) (done bool, err error)
+	// onDecide records a decision (nil: the owner keeps none).
+	onDecide func(ctx workflow.Context, what, why string, evidence ...string)
 }
 
 // bound bounds an activity of the loop by the run's deadline.
@@ -84,6 +86,7 @@ func (l *changeLoop) step(ctx workflow.Context, n int, prev *horizon.Attempt, gu
 		return false, false, l.retrieve(ctx, n, prev, p)
 	}
 	p = l.researchModel(ctx, p, strategy)
+	p = l.quickModel(ctx, p, prev)
 	at := horizon.Attempt{
 		N: n, Applier: p.applier, Route: p.reason, Model: p.model, Guidance: guidance, Strategy: strategy,
 		Outcome: horizon.OutcomeRunning, StartedAt: workflow.Now(ctx),
@@ -132,8 +135,21 @@ func (l *changeLoop) attempt(ctx workflow.Context, n int, prev *horizon.Attempt,
 	if b, ok := l.refused(err); ok {
 		return l.onBlocker(ctx, b)
 	}
-	if err != nil || !accepted {
+	if err != nil {
 		return false, err
+	}
+	b, ok, err := l.dispose(ctx, n)
+	if b2, refused := l.refused(err); refused {
+		return l.onBlocker(ctx, b2)
+	}
+	if err != nil {
+		return false, err
+	}
+	if ok {
+		return l.onBlocker(ctx, b)
+	}
+	if !accepted {
+		return false, nil
 	}
 	if err := l.commit(ctx, n); err != nil {
 		return false, err
@@ -154,6 +170,9 @@ func (l *changeLoop) change(ctx workflow.Context, n int, prev *horizon.Attempt, 
 		if guidance, err = l.diagnose(ctx, n, prev, routed(p)); err != nil {
 			return false, err
 		}
+	}
+	if guidance, err = l.research(ctx, n, prev, p, guidance); err != nil {
+		return false, err
 	}
 	var work activities.SessionOutput
 	opts := l.bound(ctx, sessionOptions(l.limits, fmt.Sprintf("worker · %s · attempt %d · %s", l.job.id, n, p.model), p.queue))
@@ -262,6 +281,38 @@ func (l *changeLoop) diagnose(ctx workflow.Context, n int, prev *horizon.Attempt
 	return d.Text, nil
 }
 
+// research has the researcher (read-only, webfetch allowed) look up the
+// facts before the worker of an attempt under the research recovery
+// strategy; its notes, their file and their sources join the worker's
+// guidance, and the attempt records them (Attempt.Research). A research
+// that fails on its own content leaves the worker the strategy's guidance
+// alone; an outage is waited out like any session's.
+func (l *changeLoop) research(ctx workflow.Context, n int, prev *horizon.Attempt, p plan, guidance string) (string, error) {
+	c := l.s.state.Current()
+	if !p.routed || c == nil || c.Strategy != horizon.StrategyResearch ||
+		workflow.GetVersion(ctx, changeResearchNotes, workflow.DefaultVersion, 1) < 1 {
+		return guidance, nil
+	}
+	var r activities.ResearchOutput
+	err := routed(p).call(ctx, l.bound(ctx, sessionOptions(l.limits, fmt.Sprintf("researcher · %s · attempt %d · %s", l.job.id, n, p.model), p.queue)), a.Research, activities.ResearchInput{
+		RunID: l.runID, Feature: l.job.id, Attempt: n, Task: l.job.task, Lane: l.lane.Path, BaseCommit: l.baseCommit, Prev: prev, Model: p.model,
+	}, &r)
+	c = l.s.state.Current()
+	if err != nil {
+		why, ok := sessionFailed(err)
+		if !ok {
+			return guidance, err
+		}
+		c.Research = &horizon.ResearchNote{Error: why}
+		return guidance, nil
+	}
+	c.Research = &horizon.ResearchNote{Path: r.Path, Sources: r.Sources}
+	c.Usage = c.Usage.Add(r.Usage)
+	guidance = strings.TrimSpace(strings.TrimSpace(guidance) + "\n\n" + horizon.ResearchGuidance(r.Path, r.Text, r.Sources))
+	c.Guidance = guidance
+	return guidance, nil
+}
+
 // blocker reads a worker's claim to be blocked. Only a typed blocker with
 // concrete evidence stops the attempt (ok); any other claim is recorded
 // and the gate decides.
@@ -327,7 +378,7 @@ func (l *changeLoop) audit(ctx workflow.Context, n int) (accepted bool, err erro
 		return false, err
 	}
 	var audit activities.SessionOutput
-	brief := horizon.AuditBrief(l.job.task, n, gateRun, horizon.DiffPlaceholder)
+	brief := horizon.AuditBrief(l.job.task, n, gateRun, horizon.DiffPlaceholder, l.job.acceptance...)
 	if adv := horizon.AdviceForAuditor(l.s.state.Current().Advice); adv != "" {
 		brief += "\n## What the advisor told the worker during its session\n\nContext, not a verdict: judge the code.\n\n" + adv
 	}
@@ -350,7 +401,9 @@ func (l *changeLoop) audit(ctx workflow.Context, n int) (accepted bool, err erro
 		// An auditor that does not deliver a verdict has not accepted.
 		c.Audit = &horizon.Audit{Verdict: horizon.VerdictReject, Findings: []horizon.Finding{{Severity: horizon.SeverityConcern, Note: "the auditor gave no valid verdict: " + audit.ProtocolError}}}
 	}
-	if !c.Audit.Accepted() {
+	// Accepted only with every acceptance criterion met: a verdict
+	// cannot accept what the feature's own receipt says is missing.
+	if met := l.criteriaMet(); !c.Audit.Accepted() || !met {
 		c.Outcome = horizon.OutcomeRejected
 		return false, nil
 	}
@@ -383,6 +436,9 @@ type job struct {
 	title string
 	kind  horizon.FeatureKind
 	paths []string
+	// acceptance are the feature's acceptance criteria, which the auditor
+	// rates one by one (none for a one-feature run).
+	acceptance []string
 	// lineCeiling is run.line_ceiling: more changed lines raise
 	// over_line_ceiling (0: none).
 	lineCeiling int

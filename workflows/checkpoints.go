@@ -25,6 +25,8 @@ type checkpoints struct {
 	// unblockRunning hands a person's unblock to the running feature
 	// when that one backs off, stalled (it is not blocked yet).
 	unblockRunning func(ctx workflow.Context, note string)
+	// rule passes milestone checkpoints without a person (passByRule).
+	rule horizon.MilestoneRule
 }
 
 // approvePlan waits at the plan's checkpoint if the autonomy level wants
@@ -42,12 +44,29 @@ func (c *checkpoints) approvePlan(ctx workflow.Context) (waited bool, err error)
 // or before feature f's first attempt, if the autonomy level wants one.
 func (c *checkpoints) approveWork(ctx workflow.Context, mi int, m horizon.Milestone, f horizon.Feature) (waited bool, err error) {
 	if mi > 0 && m.Status == horizon.MilestonePending && c.needs(horizon.CheckpointMilestone, m.ID) {
+		if c.passByRule(ctx, m, c.s.state.Plan.Milestones[mi-1]) {
+			return false, nil
+		}
 		return true, c.await(ctx, horizon.CheckpointMilestone, m.ID, fmt.Sprintf("milestone %s (%s): %s", m.ID, m.Title, horizon.Plural(len(m.Features), "feature")))
 	}
 	if f.Status != horizon.FeatureRunning && len(f.Attempts) == 0 && c.needs(horizon.CheckpointFeature, f.ID) {
 		return true, c.await(ctx, horizon.CheckpointFeature, f.ID, fmt.Sprintf("feature %s: %s", f.ID, f.Title))
 	}
 	return false, nil
+}
+
+// passByRule approves milestone m's checkpoint without a person when the
+// run's rule allows it (horizon.MilestoneRule), recording the approval as
+// a decision with its reason.
+func (c *checkpoints) passByRule(ctx workflow.Context, m, prev horizon.Milestone) bool {
+	st := &c.s.state
+	ok, why := c.rule.Passes(st.Autonomy, *st.Plan, prev)
+	if !ok || workflow.GetVersion(ctx, changeMilestoneRule, workflow.DefaultVersion, 1) < 1 {
+		return false
+	}
+	c.carry.Approved = append(c.carry.Approved, m.ID)
+	c.rec.decide(ctx, "", fmt.Sprintf("approved milestone %s by rule", m.ID), why)
+	return true
 }
 
 // needs: the autonomy level wants a person at this checkpoint and nobody

@@ -61,6 +61,9 @@ const (
 	FeatureOutcomeBlocked   FeatureOutcome = "blocked"   // a typed blocker with evidence
 	FeatureOutcomeDecompose FeatureOutcome = "decompose" // replace the feature by Parts
 	FeatureOutcomeBudget    FeatureOutcome = "budget"    // the run's budget ran out
+	// FeatureOutcomeSkipped is the run's own: a person skipped the
+	// feature while it ran, and its workflow was cancelled.
+	FeatureOutcomeSkipped FeatureOutcome = "skipped"
 )
 
 // FeatureResult is what the run applies to its plan.
@@ -136,9 +139,9 @@ func newFeatureRun(ctx workflow.Context, in FeatureInput) (*featureRun, error) {
 	}
 	f.changeLoop = &changeLoop{
 		s: s, runID: in.RunID, goal: in.Goal, repo: in.Repo, baseCommit: in.BaseCommit,
-		job:   job{id: id, task: horizon.FeatureTask(in.Goal, feat), title: feat.Title, kind: feat.Kind, paths: feat.Paths, lineCeiling: in.LineCeiling},
+		job:   job{id: id, task: horizon.FeatureTask(in.Goal, feat), title: feat.Title, kind: feat.Kind, paths: feat.Paths, acceptance: feat.Acceptance, lineCeiling: in.LineCeiling},
 		setup: in.Setup, limits: in.Limits.withDefaults(), paidQueue: in.PaidQueue, throttleAt: in.ThrottleAt,
-		prior: in.Prior, onBlocker: f.handOver,
+		prior: in.Prior, onBlocker: f.handOver, onDecide: f.decide,
 	}
 	if in.Budget != nil {
 		f.changeLoop.deadline = in.Budget.Deadline

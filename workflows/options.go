@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/horizon/horizon/activities"
+	"github.com/horizon/horizon/horizon"
 )
 
 // a is the activities' method set, called through a nil pointer: the
@@ -25,6 +26,23 @@ type Limits struct {
 	GateProtected []string `json:",omitempty"`
 	// Advisor is the advisor.* configuration of the run's watchdog.
 	Advisor activities.AdvisorSettings `json:",omitzero"`
+	// GateCommands are gate.test_command and gate.lint_command: the
+	// preflight records them in the run's gate record, and each is a part
+	// of the gate with its own GateTimeout.
+	GateCommands horizon.GateCommands `json:",omitzero"`
+}
+
+// gateParts is how many parts, each capped at GateTimeout, a gate run
+// may have: the script and each configured command.
+func (l Limits) gateParts() int {
+	n := 1
+	if l.GateCommands.Test != "" {
+		n++
+	}
+	if l.GateCommands.Lint != "" {
+		n++
+	}
+	return n
 }
 
 func (l Limits) withDefaults() Limits {
@@ -77,7 +95,7 @@ func sessionOptions(l Limits, summary, queue string) workflow.ActivityOptions {
 
 func gateOptions(l Limits, summary string) workflow.ActivityOptions {
 	return workflow.ActivityOptions{
-		StartToCloseTimeout: l.GateTimeout + time.Minute,
+		StartToCloseTimeout: l.GateTimeout*time.Duration(l.gateParts()) + time.Minute,
 		HeartbeatTimeout:    l.HeartbeatTimeout,
 		WaitForCancellation: true, // the gate's process group is killed before the run ends
 		Summary:             summary,

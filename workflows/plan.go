@@ -57,6 +57,7 @@ func PlanWorkflow(ctx workflow.Context, in PlanInput) (*PlanResult, error) {
 	var pre activities.PreflightOutput
 	if err := execute(ctx, gitOptions("preflight: repo, gate, models"), a.Preflight, activities.PreflightInput{
 		RunID: in.RunID, Repo: in.Repo, BaseCommit: in.BaseCommit, Model: in.Model, ModelsFile: in.ModelsFile,
+		GateCommands: in.Limits.GateCommands,
 	}, &pre); err != nil {
 		return nil, err
 	}

@@ -34,8 +34,12 @@ type plannedRun struct {
 	// people are the checkpoints and blockers a person resolves.
 	people *checkpoints
 	// active is the feature workflow running now, if any: pauses and
-	// ceilings are forwarded to it.
-	active workflow.ChildWorkflowFuture
+	// ceilings are forwarded to it; cancelActive cancels it (a skip).
+	active       workflow.ChildWorkflowFuture
+	cancelActive workflow.CancelFunc
+	// skipping is a person's skip of the running feature, applied once
+	// the feature has stopped.
+	skipping *Skip
 	// inHistory counts features finished in this history.
 	inHistory int
 }
@@ -44,13 +48,17 @@ type plannedRun struct {
 // the running feature), approve and unblock.
 func newPlannedRun(ctx workflow.Context, in PlannedRunInput, s *runStatus) (*plannedRun, error) {
 	p := &plannedRun{s: s, in: in, rec: &record{s: s}}
-	p.people = &checkpoints{s: s, rec: p.rec, carry: &p.carry, unblockRunning: p.unblockRunning}
+	p.people = &checkpoints{s: s, rec: p.rec, carry: &p.carry, unblockRunning: p.unblockRunning, rule: in.Milestones}
 	if err := registerControls(ctx, s, p.forward); err != nil {
 		return nil, err
 	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateUnblock, p.people.unblock,
 		workflow.UpdateHandlerOptions{Validator: p.people.validateUnblock}); err != nil {
 		return nil, fmt.Errorf("register unblock update: %w", err)
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateSkip, p.skip,
+		workflow.UpdateHandlerOptions{Validator: p.validateSkip}); err != nil {
+		return nil, fmt.Errorf("register skip update: %w", err)
 	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateApprove, p.people.approve,
 		workflow.UpdateHandlerOptions{Validator: p.people.validateApprove}); err != nil {
@@ -191,6 +199,7 @@ func (p *plannedRun) prepare(ctx workflow.Context) error {
 	var pre activities.PreflightOutput
 	if err := execute(ctx, gitOptions("preflight: repo, gate, models"), a.Preflight, activities.PreflightInput{
 		RunID: in.RunID, Repo: in.Repo, BaseCommit: in.BaseCommit, Model: in.Model, ModelsFile: in.ModelsFile,
+		GateCommands: in.Limits.GateCommands,
 	}, &pre); err != nil {
 		return err
 	}
@@ -327,10 +336,18 @@ func (p *plannedRun) runFeature(ctx workflow.Context, milestone string, f horizo
 		StaticSummary:       fmt.Sprintf("%s · %s", f.ID, f.Title),
 		WaitForCancellation: true,
 	})
+	cctx, p.cancelActive = workflow.WithCancel(cctx)
 	p.active = workflow.ExecuteChildWorkflow(cctx, FeatureWorkflowName, in)
 	var res FeatureResult
 	err := p.active.Get(ctx, &res)
-	p.active = nil
+	p.active, p.cancelActive = nil, nil
+	if sk := p.skipping; sk != nil && sk.Feature == f.ID && err != nil && temporal.IsCanceledError(err) {
+		// A person skipped the feature while it ran: it stopped, and
+		// what it had done stays in its lane, uncommitted.
+		p.skipping = nil
+		cur, _ := st.Plan.Feature(f.ID)
+		return &FeatureResult{Feature: *cur, Outcome: FeatureOutcomeSkipped, Reason: sk.Note}, nil
+	}
 	st.Outage = nil // what the feature's activities waited out is over
 	p.showBackoff(ctx, nil)
 	if err != nil {
@@ -375,6 +392,8 @@ func (p *plannedRun) applyFeature(ctx workflow.Context, res *FeatureResult) {
 		p.rec.decide(ctx, id, fmt.Sprintf("paused %s on a %s blocker; features that do not depend on it go on", id, res.Blocker.Type), res.Blocker.Evidence, receiptsOf(f.Attempts)...)
 		p.s.notifyBlocked(ctx, id, f.AttemptCount(), *res.Blocker)
 		p.inHistory++
+	case FeatureOutcomeSkipped:
+		p.applySkip(ctx, Skip{Feature: id, Note: res.Reason})
 	case FeatureOutcomeDecompose:
 		if err := st.Plan.Decompose(id, res.Parts); err != nil {
 			p.carry.NoDecompose = append(p.carry.NoDecompose, id)
@@ -392,6 +411,62 @@ func (p *plannedRun) applyFeature(ctx workflow.Context, res *FeatureResult) {
 	st.Feature = ""
 	recount(st)
 	p.s.publish(ctx)
+}
+
+// validateSkip wants a note and a feature of the plan that can still be
+// left out (not accepted, decomposed or skipped already).
+func (p *plannedRun) validateSkip(sk Skip) error {
+	st := &p.s.state
+	if strings.TrimSpace(sk.Note) == "" {
+		return errNoNote
+	}
+	if st.Plan == nil {
+		return fmt.Errorf("run %s has no plan yet, so there is no feature to skip", st.RunID)
+	}
+	f, ok := st.Plan.Feature(strings.TrimSpace(sk.Feature))
+	if !ok {
+		return fmt.Errorf("run %s has no feature %q; `horizon status %s` lists them", st.RunID, sk.Feature, st.RunID)
+	}
+	switch f.Status {
+	case horizon.FeatureAccepted, horizon.FeatureDecomposed, horizon.FeatureSkipped:
+		return fmt.Errorf("feature %s is %s already; only a feature not yet done can be skipped", f.ID, f.Status)
+	}
+	if p.skipping != nil {
+		return fmt.Errorf("feature %s is being skipped; wait until it has stopped", p.skipping.Feature)
+	}
+	return nil
+}
+
+// skip leaves a feature out as a person's decision: at once when it does
+// not run, else once its workflow, cancelled here, has stopped
+// (runFeature).
+func (p *plannedRun) skip(ctx workflow.Context, sk Skip) (*horizon.RunState, error) {
+	st := &p.s.state
+	sk.Feature, sk.Note = strings.TrimSpace(sk.Feature), strings.TrimSpace(sk.Note)
+	if st.Feature == sk.Feature && p.cancelActive != nil {
+		p.skipping = &sk
+		p.cancelActive()
+		return st, nil
+	}
+	p.applySkip(ctx, sk)
+	p.people.changed++ // a run waiting on a blocker looks again
+	p.s.publish(ctx)
+	return st, nil
+}
+
+// applySkip marks a feature skipped in the plan, and records the decision.
+func (p *plannedRun) applySkip(ctx workflow.Context, sk Skip) {
+	st := &p.s.state
+	if err := st.Plan.Skip(sk.Feature, sk.Note); err != nil {
+		p.rec.decide(ctx, sk.Feature, "kept "+sk.Feature, "a skip was not applied: "+err.Error())
+		return
+	}
+	why := "a person's note: " + sk.Note
+	if held := st.Plan.DependentsOf(sk.Feature); len(held) > 0 {
+		why += fmt.Sprintf("; %s that depend on it stay blocked unless they are skipped too", strings.Join(held, ", "))
+	}
+	p.rec.decide(ctx, sk.Feature, "skipped "+sk.Feature, why)
+	recount(st)
 }
 
 // receiveProgress shows a running feature's finished attempts in the plan

@@ -52,6 +52,17 @@ type world struct {
 	pre *activities.PreflightOutput
 	// leads are the lead's sessions: "<feature> <model> <task queue>".
 	leads []string
+	// research are the researcher's calls; researchErr, when set, is what
+	// they fail with.
+	research    []activities.ResearchInput
+	researchErr error
+	// fullAudits are audits with findings and criteria, by feature (before
+	// audits' bare verdicts); dispositions the lead's answers when asked
+	// to decide findings, by feature.
+	fullAudits   map[string][]*horizon.Audit
+	dispositions map[string][][]horizon.Disposition
+	// models are the worker sessions' models, by feature.
+	models map[string][]string
 }
 
 func newWorld(t *testing.T, plan horizon.PlanBlock) *world {
@@ -59,6 +70,7 @@ func newWorld(t *testing.T, plan horizon.PlanBlock) *world {
 		t: t, plan: plan, parts: map[string]horizon.PlanBlock{}, reports: map[string][]*horizon.Report{},
 		gates: map[string][]string{}, audits: map[string][]string{}, briefs: map[string][]string{}, sessionErrs: map[string][]error{},
 		trees: map[string][]string{}, failing: map[string][][]string{},
+		fullAudits: map[string][]*horizon.Audit{}, dispositions: map[string][][]horizon.Disposition{}, models: map[string][]string{},
 	}
 }
 
@@ -117,6 +129,10 @@ func (w *world) env() *testsuite.TestWorkflowEnvironment {
 		switch in.Role {
 		case "lead":
 			w.leads = append(w.leads, fmt.Sprintf("%s %s %s", in.Feature, in.Model, activity.GetInfo(ctx).TaskQueue))
+			if in.Purpose == activities.PurposeDispositions {
+				w.briefs["lead "+in.Feature] = append(w.briefs["lead "+in.Feature], in.Prompt)
+				return activities.SessionOutput{SessionID: "ses_lead_d", Dispositions: next(w.dispositions, in.Feature, nil), Usage: use}, nil
+			}
 			b := w.plan
 			if in.Feature != "plan" {
 				b = w.parts[in.Feature]
@@ -127,17 +143,35 @@ func (w *world) env() *testsuite.TestWorkflowEnvironment {
 			}
 			return activities.SessionOutput{SessionID: "ses_lead", Plan: &p, Usage: use}, nil
 		case "auditor":
+			w.briefs["auditor "+in.Feature] = append(w.briefs["auditor "+in.Feature], in.Prompt)
+			if au := next(w.fullAudits, in.Feature, nil); au != nil {
+				return activities.SessionOutput{SessionID: "ses_a", Audit: au, Usage: use}, nil
+			}
 			return activities.SessionOutput{SessionID: "ses_a", Audit: &horizon.Audit{Verdict: horizon.AuditVerdict(next(w.audits, in.Feature, "accept"))}, Usage: use}, nil
 		}
 		if err := next(w.sessionErrs, in.Feature, nil); err != nil {
 			return activities.SessionOutput{}, err
 		}
 		w.briefs[in.Feature] = append(w.briefs[in.Feature], in.Prompt)
+		w.models[in.Feature] = append(w.models[in.Feature], in.Model)
 		rep := next(w.reports, in.Feature, &horizon.Report{Status: "satisfied", Summary: "done"})
 		if rep.Status == "" {
 			return activities.SessionOutput{SessionID: "ses_w_" + in.Feature, ProtocolError: "protocol_error: no ```horizon-report block in the final message", Usage: use}, nil
 		}
 		return activities.SessionOutput{SessionID: "ses_w_" + in.Feature, Report: rep, Usage: use}, nil
+	})
+	e.OnActivity(a.Research, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.ResearchInput) (activities.ResearchOutput, error) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.research = append(w.research, in)
+		if w.researchErr != nil {
+			return activities.ResearchOutput{}, w.researchErr
+		}
+		return activities.ResearchOutput{
+			Text: "Atoi takes no leading plus (https://pkg.go.dev/strconv).", Path: horizon.ResearchPath(in.RunID, in.Feature),
+			Sources: []horizon.Source{{URL: "https://pkg.go.dev/strconv", OK: true}, {URL: "https://go.dev/doc", Error: "dial tcp: connection refused"}},
+			Usage:   horizon.Usage{Input: 40, Output: 4, Cost: 0.003},
+		}, nil
 	})
 	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.CommitInput) (activities.CommitOutput, error) {
 		w.mu.Lock()
@@ -531,4 +565,95 @@ func TestPlanResearchStrategyUsesTheResearchModel(t *testing.T) {
 		require.Equal(t, research, strings.HasSuffix(at.Model, "-research"), "attempt %d: strategy %s on %s", i+1, at.Strategy, at.Model)
 	}
 	require.Equal(t, horizon.StrategyResearch, f1.Attempts[2].Strategy)
+}
+
+// researchWorld is a one-feature plan whose gate fails twice, so that its
+// third attempt (interval 1) runs under the research strategy, routed by
+// the ladder with a research model on its tier.
+func researchWorld(t *testing.T) *world {
+	w := newWorld(t, block(ms("core", ft("f1"))))
+	w.gates["f1"] = []string{"fail", "fail"}
+	tiers := ladder.Availability{}
+	for k, v := range allTiers {
+		tiers[k] = v
+	}
+	for _, tier := range []ladder.Tier{ladder.T1, ladder.T3} {
+		r := tiers[tier]
+		r.Research = r.Model + "-research"
+		tiers[tier] = r
+	}
+	w.pre = &activities.PreflightOutput{
+		Gate: ".horizon/verify.sh", Tiers: tiers,
+		Models: map[horizon.Role]string{horizon.RoleWorker: "local/coder", horizon.RoleAuditor: "fake/m", horizon.RoleLead: "fake/m"},
+	}
+	return w
+}
+
+// An attempt under the research strategy first runs the researcher, on
+// the research model, with the last attempt's evidence; the worker's
+// brief cites the notes' file and their sources, fetched or failed, and
+// the attempt records them. The attempts before it run no research.
+func TestPlanResearchStrategyRunsTheResearcher(t *testing.T) {
+	w := researchWorld(t)
+	e := w.env()
+	in := plannedInput()
+	in.Model = ""
+	e.ExecuteWorkflow(PlannedRunWorkflow, in)
+	s, err := planResult(t, e)
+	require.NoError(t, err)
+	require.Equal(t, horizon.StatusCompleted, s.Status, s.Reason)
+
+	require.Len(t, w.research, 1, "only the research attempt researches")
+	r := w.research[0]
+	require.Equal(t, "f1", r.Feature)
+	require.Equal(t, 3, r.Attempt)
+	require.True(t, strings.HasSuffix(r.Model, "-research"), r.Model)
+	require.Contains(t, r.Task, "Feature f1: feature f1")
+	require.NotNil(t, r.Prev)
+	require.Equal(t, 2, r.Prev.N, "the research reads the last attempt's evidence")
+	require.Equal(t, "/lanes/run-1/f1", r.Lane)
+
+	require.Len(t, w.briefs["f1"], 3)
+	for _, b := range w.briefs["f1"][:2] {
+		require.NotContains(t, b, "Research notes")
+	}
+	brief := w.briefs["f1"][2]
+	require.Contains(t, brief, "Recovery strategy: "+horizon.StrategyResearch.Title())
+	require.Contains(t, brief, "## Research notes (runs/"+s.RunID+"/research/f1.md)")
+	require.Contains(t, brief, "Atoi takes no leading plus")
+	require.Contains(t, brief, "Sources: https://pkg.go.dev/strconv (fetched); https://go.dev/doc (failed: dial tcp: connection refused)")
+
+	f1, _ := s.Plan.Feature("f1")
+	at := f1.Attempts[2]
+	require.Equal(t, &horizon.ResearchNote{Path: "runs/" + s.RunID + "/research/f1.md", Sources: []horizon.Source{
+		{URL: "https://pkg.go.dev/strconv", OK: true}, {URL: "https://go.dev/doc", Error: "dial tcp: connection refused"},
+	}}, at.Research)
+	require.Equal(t, "runs/"+s.RunID+"/research/f1.md, 2 sources (1 fetched)", at.Research.Summary())
+	require.Contains(t, at.Guidance, "Research notes")
+	require.Greater(t, at.Usage.Cost, 0.003, "the research's cost is the attempt's")
+	require.Nil(t, f1.Attempts[0].Research)
+	require.Nil(t, f1.Attempts[1].Research)
+}
+
+// A research that fails on its own content (a session fault) does not
+// stop the attempt: the worker goes on with the strategy's guidance, and
+// the attempt says why it has no notes.
+func TestPlanResearchThatFailsLeavesTheWorkerTheStrategy(t *testing.T) {
+	w := researchWorld(t)
+	w.researchErr = temporal.NewNonRetryableApplicationError("ContextOverflowError: too long", activities.ErrTypeSessionFailed, nil)
+	e := w.env()
+	in := plannedInput()
+	in.Model = ""
+	e.ExecuteWorkflow(PlannedRunWorkflow, in)
+	s, err := planResult(t, e)
+	require.NoError(t, err)
+	require.Equal(t, horizon.StatusCompleted, s.Status, s.Reason)
+	require.Len(t, w.research, 1)
+	require.Len(t, w.briefs["f1"], 3)
+	require.Contains(t, w.briefs["f1"][2], "Recovery strategy: "+horizon.StrategyResearch.Title())
+	require.NotContains(t, w.briefs["f1"][2], "Research notes")
+	f1, _ := s.Plan.Feature("f1")
+	require.NotNil(t, f1.Attempts[2].Research)
+	require.Contains(t, f1.Attempts[2].Research.Error, "too long")
+	require.Equal(t, horizon.OutcomeAccepted, f1.Attempts[2].Outcome)
 }

@@ -72,6 +72,10 @@ type PlannedRunInput struct {
 	// it blocks (zero values: the defaults). A supervisor's failing
 	// decompositions back off the same way.
 	Stall horizon.StallPolicy
+	// Milestones is run.auto_approve_milestones and
+	// run.decision_confidence_threshold: when a milestone's checkpoint
+	// passes by rule (horizon.MilestoneRule).
+	Milestones horizon.MilestoneRule `json:",omitzero"`
 	// BudgetTime and BudgetSpend are the planned run's hard stop (0: none).
 	BudgetTime  time.Duration
 	BudgetSpend float64
@@ -123,6 +127,7 @@ type RunInput struct {
 	Autonomy           horizon.Autonomy
 	Interval           int
 	Stall              horizon.StallPolicy
+	Milestones         horizon.MilestoneRule `json:",omitzero"`
 	BudgetTime         time.Duration
 	BudgetSpend        float64
 	FeaturesPerHistory int
@@ -156,7 +161,7 @@ func (in RunInput) single() SingleRunInput {
 
 func (in RunInput) planned() PlannedRunInput {
 	return PlannedRunInput{
-		RunBase: in.base(), Autonomy: in.Autonomy, Interval: in.Interval, Stall: in.Stall,
+		RunBase: in.base(), Autonomy: in.Autonomy, Interval: in.Interval, Stall: in.Stall, Milestones: in.Milestones,
 		BudgetTime: in.BudgetTime, BudgetSpend: in.BudgetSpend, FeaturesPerHistory: in.FeaturesPerHistory,
 		Carry: in.Carry, Plan: in.Plan, PlanApproved: in.PlanApproved,
 	}
@@ -172,7 +177,7 @@ func (in PlannedRunInput) runInput() RunInput {
 		Model: b.Model, ModelsFile: b.ModelsFile, Limits: b.Limits,
 		Ceiling: b.Ceiling, DayCeiling: b.DayCeiling, ThrottleAt: b.ThrottleAt, LineCeiling: b.LineCeiling,
 		SearchAttributes: b.SearchAttributes, PaidQueue: b.PaidQueue, DropFailedLanes: b.DropFailedLanes, Supervisor: b.Supervisor,
-		Planned: true, Autonomy: in.Autonomy, Interval: in.Interval, Stall: in.Stall,
+		Planned: true, Autonomy: in.Autonomy, Interval: in.Interval, Stall: in.Stall, Milestones: in.Milestones,
 		BudgetTime: in.BudgetTime, BudgetSpend: in.BudgetSpend, FeaturesPerHistory: in.FeaturesPerHistory,
 		Carry: in.Carry, Plan: in.Plan, PlanApproved: in.PlanApproved,
 	}

@@ -34,6 +34,8 @@ type env struct {
 	*testsuite.TestWorkflowEnvironment
 	briefs   []string
 	handoffs []horizon.Status
+	// dispositionBriefs are the lead's briefs to decide findings.
+	dispositionBriefs []string
 }
 
 func newEnv(t *testing.T) *env {
@@ -55,6 +57,11 @@ func (e *env) sessions(worker []activities.SessionOutput, auditor []activities.S
 			if in.Role == horizon.RoleAuditor {
 				au++
 				return auditor[au-1], nil
+			}
+			if in.Purpose == activities.PurposeDispositions {
+				// The lead gives no valid answer: its findings are worked on.
+				e.dispositionBriefs = append(e.dispositionBriefs, in.Prompt)
+				return activities.SessionOutput{SessionID: "ses_lead", ProtocolError: "no ```horizon-dispositions block in the final message"}, nil
 			}
 			e.briefs = append(e.briefs, in.Prompt)
 			w++
@@ -143,6 +150,9 @@ func TestRejectionCarriesFindingToNextBrief(t *testing.T) {
 	require.Len(t, e.briefs, 2)
 	require.NotContains(t, e.briefs[0], "test negative numbers")
 	require.Contains(t, e.briefs[1], "[concern] tests/test_add.sh:3: test negative numbers")
+	require.Len(t, e.dispositionBriefs, 1, "the lead was asked about the concern the rule left open")
+	require.Equal(t, horizon.DispositionAcceptNow, s.Attempts[0].Dispositions[0].Kind, "without a valid answer a rejection's finding is worked on")
+	require.Contains(t, e.briefs[1], "## Decision Brief")
 }
 
 func TestGateFailureAndProtocolErrorExhaustAttempts(t *testing.T) {

@@ -55,6 +55,9 @@ const (
 	UpdateSetCeiling = "set-ceiling"
 	// UpdateUnblock lets a run blocked on a typed blocker go on (Unblock).
 	UpdateUnblock = "unblock"
+	// UpdateSkip leaves a planned run's feature out, as a person's
+	// decision with a note (Skip); a running feature is cancelled first.
+	UpdateSkip = "skip"
 	// UpdatePause holds the run before its next attempt (the step in
 	// flight finishes); UpdateResume lets it go on.
 	UpdatePause  = "pause"
@@ -192,6 +195,10 @@ const (
 	// changeResearchModel runs an attempt under the research recovery
 	// strategy on the research role's model.
 	changeResearchModel = "research-model"
+	// changeResearchNotes runs the researcher (the Research activity:
+	// read-only, webfetch allowed) before the worker of an attempt under
+	// the research recovery strategy, and cites its notes in the brief.
+	changeResearchNotes = "research-notes"
 	// changeAskedBlocker blocks a feature whose worker asks the same
 	// question or is denied the same permission on a second attempt, or
 	// asks and reports blocked (changeLoop.askedBlocker).
@@ -210,6 +217,15 @@ const (
 	// in flight and answer once the supervisor has ended (or say what it
 	// still waits for).
 	changeStopEnds = "supervisor-stop-ends"
+	// changeDispositions gives every finding of an audit a disposition,
+	// asking the lead for the ones the rule leaves open (review.go).
+	changeDispositions = "finding-dispositions"
+	// changeQuickBrief runs an attempt whose Decision Brief holds only
+	// small, explicit fixes on the quick role's model.
+	changeQuickBrief = "quick-decision-brief"
+	// changeMilestoneRule passes a milestone's checkpoint by rule
+	// (run.auto_approve_milestones).
+	changeMilestoneRule = "milestone-rule"
 )
 
 // Approve is the argument of UpdateApprove.
@@ -231,6 +247,12 @@ type Control struct {
 	// backed off, stalled (stall.go); Note is the latest one's note.
 	Unblocks int    `json:",omitempty"`
 	Note     string `json:",omitempty"`
+}
+
+// Skip is the argument of UpdateSkip.
+type Skip struct {
+	Feature string // the feature's ID
+	Note    string // why, for the handoff
 }
 
 // Unblock is the argument of UpdateUnblock.

@@ -82,6 +82,7 @@ func (r *singleRun) prepare(ctx workflow.Context) error {
 	var pre activities.PreflightOutput
 	if err := execute(ctx, gitOptions("preflight: repo, gate, models"), a.Preflight, activities.PreflightInput{
 		RunID: in.RunID, Repo: in.Repo, BaseCommit: in.BaseCommit, Model: in.Model, ModelsFile: in.ModelsFile,
+		GateCommands: in.Limits.GateCommands,
 	}, &pre); err != nil {
 		return err
 	}

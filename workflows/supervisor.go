@@ -435,7 +435,7 @@ func (s *supervisor) mergeIn(ctx workflow.Context, branch string) (*horizon.Supe
 		var g horizon.GateRun
 		if err := s.activity(ctx, gateOptions(limits, "gate · merge of "+branch), a.RunGate, activities.GateInput{
 			RunID: s.st.ID, Feature: "merge", Attempt: s.st.Merges, Repo: s.st.Repo, Lane: out.MergeDir, BaseCommit: out.MergeCommit,
-			Timeout: limits.GateTimeout,
+			Timeout: limits.GateTimeout, Commands: limits.GateCommands,
 		}, &g); err != nil {
 			return nil, err
 		}

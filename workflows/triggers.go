@@ -34,6 +34,7 @@ func entry(feature string, a *horizon.Attempt) ladder.Entry {
 		e.ChangedLines = g.ChangedLines
 		e.Vanished = g.Vanished
 		e.Reverted = g.Reverted
+		e.FailedParts = g.FailedParts()
 	}
 	return e
 }

@@ -286,6 +286,38 @@ func (a *App) Unblock(ctx context.Context, req UnblockRequest) (*horizon.RunStat
 	return a.runs().Unblock(ctx, req.Run, workflows.Unblock{Feature: strings.TrimSpace(req.Feature), Note: strings.TrimSpace(req.Note)})
 }
 
+// SkipRequest leaves a planned run's feature out, as a person's decision
+// with a note (required) that the handoff lists under "Skipped".
+type SkipRequest struct {
+	Run     string `json:"run"`
+	Feature string `json:"feature"`
+	Note    string `json:"note"`
+}
+
+// Skip leaves a feature out: a running one is stopped first. Features
+// that depend on it stay blocked unless they are skipped too. A
+// one-feature run has no feature to skip (*RefusedError).
+func (a *App) Skip(ctx context.Context, req SkipRequest) (*horizon.RunState, error) {
+	req.Feature, req.Note = strings.TrimSpace(req.Feature), strings.TrimSpace(req.Note)
+	switch {
+	case req.Feature == "":
+		return nil, &RefusedError{Op: "skip", ID: req.Run, Reason: "name the feature to skip (`horizon status " + req.Run + "` lists them)"}
+	case req.Note == "":
+		return nil, &RefusedError{Op: "skip", ID: req.Run, Reason: "a note is required: say why the feature is left out"}
+	}
+	v, err := a.Run(ctx, req.Run)
+	if err != nil {
+		return nil, err
+	}
+	if v.State.Plan == nil && v.State.Status.Terminal() {
+		return nil, &EndedError{Op: "skip", ID: req.Run}
+	}
+	if v.State.Plan == nil && v.State.Phase != horizon.PhasePlanning && v.State.Phase != horizon.PhasePreflight && v.State.Phase != horizon.PhaseBaseline {
+		return nil, &RefusedError{Op: "skip", ID: req.Run, Reason: "a one-feature run has no features to skip; `horizon cancel " + req.Run + "` ends it"}
+	}
+	return a.runs().Skip(ctx, req.Run, workflows.Skip{Feature: req.Feature, Note: req.Note})
+}
+
 // Pause holds a run before its next attempt.
 func (a *App) Pause(ctx context.Context, id string) (*horizon.RunState, error) {
 	return a.runs().Pause(ctx, id)

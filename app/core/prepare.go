@@ -155,7 +155,7 @@ func CheckRunnable(ctx context.Context, cfg *config.Config, info repo.Info) erro
 	if _, err := LoadLeaderboard(cfg); err != nil {
 		return err
 	}
-	if _, err := activities.GateInCommit(ctx, info.Root, info.Head); err != nil {
+	if _, err := activities.GateInCommit(ctx, info.Root, info.Head, cfg.Gate.Commands()); err != nil {
 		return asInput(err)
 	}
 	if err := CheckSubmodules(ctx, info); err != nil {
@@ -207,12 +207,14 @@ func RunTemplate(cfg *config.Config) workflows.RunInput {
 			HeartbeatTimeout: cfg.Agent.HeartbeatTimeout,
 			GateTimeout:      cfg.Gate.Timeout,
 			GateProtected:    cfg.Gate.Protected,
+			GateCommands:     cfg.Gate.Commands(),
 			Advisor:          advisorSettings(cfg.Advisor),
 		},
 		Planned:            cfg.Run.Planned,
 		Autonomy:           cfg.Run.Autonomy,
 		Interval:           cfg.Run.RecoveryEscalationInterval,
 		Stall:              stallPolicy(cfg),
+		Milestones:         horizon.MilestoneRule{Auto: cfg.Run.AutoApproveMilestones, Threshold: cfg.Run.DecisionConfidenceThreshold},
 		BudgetTime:         cfg.Run.BudgetTime,
 		BudgetSpend:        cfg.Run.BudgetSpend,
 		FeaturesPerHistory: cfg.Run.FeaturesPerHistory,
@@ -283,7 +285,8 @@ func NewRunID() string {
 	return "run-" + time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
 }
 
-// GateInCommit finds the gate a run of commit head would run.
-func GateInCommit(ctx context.Context, root, head string) (string, error) {
-	return activities.GateInCommit(ctx, root, head)
+// GateInCommit finds the gate a run of commit head would run, with the
+// configured gate.test_command and gate.lint_command.
+func GateInCommit(ctx context.Context, root, head string, cmds horizon.GateCommands) (string, error) {
+	return activities.GateInCommit(ctx, root, head, cmds)
 }

@@ -39,6 +39,11 @@ func (r Runs) Unblock(ctx context.Context, id string, u workflows.Unblock) (*hor
 	return update[horizon.RunState](ctx, r.Client, id, workflows.UpdateUnblock, u)
 }
 
+// Skip leaves a planned run's feature out with a person's note.
+func (r Runs) Skip(ctx context.Context, id string, sk workflows.Skip) (*horizon.RunState, error) {
+	return update[horizon.RunState](ctx, r.Client, id, workflows.UpdateSkip, sk)
+}
+
 // Pause holds a run before its next attempt.
 func (r Runs) Pause(ctx context.Context, id string) (*horizon.RunState, error) {
 	return update[horizon.RunState](ctx, r.Client, id, workflows.UpdatePause)

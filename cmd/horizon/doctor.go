@@ -157,7 +157,7 @@ func (a *app) doctor(ctx context.Context) []check {
 			d += fmt.Sprintf(", %d uncommitted changes (a run starts from HEAD and will not see them)", len(info.Dirty))
 		}
 		out = append(out, check{Name: "repo", OK: true, Detail: d})
-		if g, err := core.GateInCommit(ctx, info.Root, info.Head); err != nil {
+		if g, err := core.GateInCommit(ctx, info.Root, info.Head, a.cfg.Gate.Commands()); err != nil {
 			out = append(out, gateCheck(err))
 		} else {
 			out = append(out, check{Name: "gate", OK: true, Detail: g})
@@ -214,7 +214,7 @@ func gateCheck(err error) check {
 		return check{Name: "gate", Detail: fmt.Sprintf("%s is not runnable: %s", nr.Path, nr.Reason), Fix: nr.Fix, input: true}
 	}
 	if errors.Is(err, gate.ErrNoGate) {
-		return check{Name: "gate", Detail: "none in HEAD", Fix: "add an executable .horizon/verify.sh that exits 0 when the work is done, and commit it", input: true}
+		return check{Name: "gate", Detail: "none in HEAD", Fix: "add an executable .horizon/verify.sh that exits 0 when the work is done, and commit it; or set gate.test_command", input: true}
 	}
 	return check{Name: "gate", Detail: err.Error(), Fix: "see `horizon gate`", input: true}
 }

@@ -133,7 +133,7 @@ unusable $HORIZON_HOME), 130 interrupted; the README lists them in full.`,
 	root.AddCommand(
 		newStartCmd(a, nil), newStatusCmd(a, nil), newListCmd(a, nil), newCancelCmd(a, nil), newResumeCmd(a, nil), newUICmd(a, nil),
 		newDoctorCmd(a, nil), newVersionCmd(a, nil), newServerCmd(a, nil), newWorkerCmd(a, nil), newStopCmd(a, nil), newDemoCmd(a, nil),
-		newGateCmd(a, nil), newModelsCmd(a, nil), newSetCeilingCmd(a, nil), newPauseCmd(a, nil), newPlanCmd(a, nil), newUnblockCmd(a, nil),
+		newGateCmd(a, nil), newModelsCmd(a, nil), newSetCeilingCmd(a, nil), newPauseCmd(a, nil), newPlanCmd(a, nil), newUnblockCmd(a, nil), newSkipCmd(a, nil),
 		newApproveCmd(a, nil), newFakeModelCmd(a, nil), newHistoryCmd(a, nil), newGCCmd(a, nil), newMCPCmd(a, nil),
 		a.serviceCmd(), a.notifyCmd(),
 		newSupervisorCmd(a), newQueueCmd(a), newRoadmapCmd(a, nil), newReportCmd(a, nil),

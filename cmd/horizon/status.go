@@ -172,6 +172,9 @@ func printState(w io.Writer, s *horizon.RunState, live bool) {
 		for _, l := range at.AskLines() {
 			fmt.Fprintf(w, "  attempt %d %s\n", at.N, l)
 		}
+		if r := at.Research.Summary(); r != "" {
+			fmt.Fprintf(w, "  attempt %d research: %s\n", at.N, oneLine(r, 600))
+		}
 	}
 	for _, l := range horizon.GateTrustLines(s.Attempts) {
 		fmt.Fprintf(w, "  %s\n", oneLine(l, 600))

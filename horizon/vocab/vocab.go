@@ -1,9 +1,10 @@
 // Package vocab declares horizon's vocabulary once: the roles, the kinds
-// of feature, how an attempt ends and the types of blocker. Package
-// horizon (the domain) and package ladder (the routing, which stays pure
-// and imports nothing else of horizon's) both use these types, so the two
-// cannot drift apart: a role or an outcome has one spelling, and the
-// ladder's view of a feature is its kind, not a second encoding of it.
+// of feature, how an attempt ends, the types of blocker and the parts of a
+// gate. Package horizon (the domain) and package ladder (the routing,
+// which stays pure and imports nothing else of horizon's) both use these
+// types, so the two cannot drift apart: a role or an outcome has one
+// spelling, and the ladder's view of a feature is its kind, not a second
+// encoding of it.
 //
 // The values are the wire's: JSON in report blocks, models.json and
 // recorded workflow histories. They never change; new values may be added.
@@ -137,6 +138,24 @@ const (
 
 // String returns the type's wire spelling.
 func (t BlockerType) String() string { return string(t) }
+
+// GatePart names a part of a gate made of several: the discovered gate
+// (the gate script, or the detected command) and the configured
+// gate.test_command and gate.lint_command, each run and judged on its own.
+// Receipts, attempts and the ladder's ledger spell them the same.
+type GatePart string
+
+// Gate parts, in the order a gate runs them.
+const (
+	GatePartScript GatePart = "script" // the discovered gate: .horizon/verify.sh or the detected command
+	GatePartTest   GatePart = "test"   // gate.test_command
+	GatePartLint   GatePart = "lint"   // gate.lint_command
+)
+
+// Tests reports whether p's failures are test failures: the gate script's
+// and the test command's are, the lint step's are not. Only test parts
+// feed the failing-test set (vanished tests, the same failing set).
+func (p GatePart) Tests() bool { return p != GatePartLint }
 
 // DecodeString decodes a JSON string into dst; null leaves dst as it is,
 // as encoding/json does for a plain string. Any other JSON value is an

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,6 +67,11 @@ func TestAgentPermissions(t *testing.T) {
 	for _, line := range []string{`  "*": allow`, "  edit: allow", "  bash: allow", "  webfetch: deny", "  task: deny", "  question: deny", "  doom_loop: deny", "  external_directory: deny"} {
 		require.Contains(t, files[AgentWorker], line+"\n")
 	}
+	for _, line := range []string{`  "*": deny`, "  webfetch: allow", "  websearch: deny", "  edit: deny", "  bash: deny", "  task: deny", "  question: deny", "  todowrite: deny", "  grep: allow", "  list: allow"} {
+		require.Contains(t, files[AgentResearcher], line+"\n", "the researcher reads the lane and the web, nothing else")
+	}
+	require.Contains(t, files[AgentResearcher], fmt.Sprintf("\nsteps: %d\n", ResearcherSteps), "a fetch that keeps failing cannot loop for ever")
+	require.True(t, ReadOnly(AgentResearcher))
 	require.Contains(t, files[AgentConsultant], "\nsteps: 4\n", "the consultant checks a claim, it does not explore")
 	require.NotContains(t, files[AgentWorker], "\nsteps:", "the worker's rounds are OpenCode's default")
 }

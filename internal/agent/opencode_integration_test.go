@@ -212,6 +212,13 @@ func TestOpenCodeSessions(t *testing.T) {
 		for _, p := range []string{"read", "grep", "glob"} {
 			require.Equal(t, "allow", adv.Action(p, "src/a.go"), "advisor: %s", p)
 		}
+		res := byName[AgentResearcher]
+		for _, p := range []string{"edit", "write", "bash", "task", "websearch", "question", "todowrite", "external_directory", "horizon_consult_advisor"} {
+			require.Equal(t, "deny", res.Action(p, "anything"), "researcher: %s", p)
+		}
+		for _, p := range []string{"read", "grep", "glob", "list", "webfetch"} {
+			require.Equal(t, "allow", res.Action(p, "https://pkg.go.dev/strconv"), "researcher: %s", p)
+		}
 		w := byName[AgentWorker]
 		for p, want := range map[string]string{"edit": "allow", "bash": "allow", "read": "allow", "webfetch": "deny", "task": "deny", "question": "deny", "doom_loop": "deny", "external_directory": "deny"} {
 			require.Equal(t, want, w.Action(p, "x"), "worker: %s", p)

@@ -87,6 +87,17 @@ func ParseAudit(text string) (horizon.Audit, []string, error) {
 			warnings = append(warnings, fmt.Sprintf("finding %d has no note", i+1))
 		}
 	}
+	for i := range a.Criteria {
+		c := &a.Criteria[i]
+		st, err := horizon.ParseCriterionStatus(string(c.Status))
+		if err != nil {
+			return horizon.Audit{}, nil, protoErr(kind, fmt.Sprintf("criterion rating %d %v", i+1, err))
+		}
+		c.Status, c.Text = st, "" // the criterion's words are the plan's
+		if c.Criterion < 1 {
+			return horizon.Audit{}, nil, protoErr(kind, fmt.Sprintf("criterion rating %d has no criterion number (1 for the first acceptance criterion)", i+1))
+		}
+	}
 	switch {
 	case a.Verdict == horizon.VerdictReject && len(a.Findings) == 0:
 		warnings = append(warnings, "reject without findings: the worker gets no guidance")
@@ -94,6 +105,29 @@ func ParseAudit(text string) (horizon.Audit, []string, error) {
 		warnings = append(warnings, fmt.Sprintf("accept with %d blocker finding(s)", blockers))
 	}
 	return a, warnings, nil
+}
+
+// ParseDispositions extracts and validates the last horizon-dispositions
+// block of text: each disposition names a finding by its number and has
+// a known kind. horizon.Merge then keeps only the findings that were asked.
+func ParseDispositions(text string) ([]horizon.Disposition, error) {
+	const kind = horizon.BlockDispositions
+	var d horizon.Dispositions
+	if err := decodeBlock(text, kind, &d); err != nil {
+		return nil, err
+	}
+	for i := range d.Dispositions {
+		x := &d.Dispositions[i]
+		k, err := horizon.ParseDispositionKind(string(x.Kind))
+		if err != nil {
+			return nil, protoErr(kind, fmt.Sprintf("disposition %d %v", i+1, err))
+		}
+		x.Kind = k
+		if x.Finding < 1 {
+			return nil, protoErr(kind, fmt.Sprintf("disposition %d names no finding (its number in the list)", i+1))
+		}
+	}
+	return d.Dispositions, nil
 }
 
 // ParsePlan extracts the last horizon-plan block of text and checks what
