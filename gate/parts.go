@@ -25,6 +25,16 @@ type PartResult struct {
 	Result
 }
 
+// Command names the part as configured: the gate script's path in the
+// repository, the detected command line, or the test or lint command as
+// gate.test_command and gate.lint_command give it.
+func (p PartResult) Command() string {
+	if p.Name != vocab.GatePartScript && p.Gate.Source != "" {
+		return p.Gate.Source
+	}
+	return receiptCommand(p.Gate)
+}
+
 // ErrNoTestPart: the parts asked for hold nothing that tests (no gate
 // script or detected command, no gate.test_command); a lint step alone
 // does not judge a change.
@@ -117,7 +127,7 @@ func TestOutput(parts []PartResult) string {
 	}
 	var b strings.Builder
 	for _, p := range tests {
-		b.WriteString("$ " + receiptCommand(p.Gate) + "\n")
+		b.WriteString("$ " + p.Command() + "\n")
 		b.WriteString(p.Output)
 		if !strings.HasSuffix(p.Output, "\n") {
 			b.WriteString("\n")

@@ -110,18 +110,17 @@ func NewReceipt(run, feature string, attempt int, laneCommit string, g Gate, res
 // with the test parts' failing and passing sets and output, and one
 // section per part.
 func NewPartsReceipt(run, feature string, attempt int, laneCommit string, parts []PartResult) Receipt {
-	var first Gate
+	r := NewReceipt(run, feature, attempt, laneCommit, Gate{}, Overall(parts))
 	if len(parts) > 0 {
-		first = parts[0].Gate
+		r.Command = parts[0].Command()
 	}
-	r := NewReceipt(run, feature, attempt, laneCommit, first, Overall(parts))
 	r.Parts = make([]ReceiptPart, 0, len(parts))
 	for _, p := range parts {
 		failing, known := ParseFailures(p.Output)
 		sum := sha256.Sum256([]byte(p.Output))
 		r.Parts = append(r.Parts, ReceiptPart{
 			Name:         p.Name,
-			Command:      receiptCommand(p.Gate),
+			Command:      p.Command(),
 			Verdict:      p.Verdict,
 			ExitCode:     p.ExitCode,
 			DurationMS:   p.Duration.Milliseconds(),

@@ -171,7 +171,7 @@ func partsEvidence(g *GateRun) string {
 		}
 		fmt.Fprintf(&b, "- %s%s %s", strings.ToUpper(name[:1]), name[1:], partEnd(p))
 		if p.Name.Tests() && len(p.Failing) > 0 {
-			fmt.Fprintf(&b, "; failing: %s", strings.Join(p.Failing, ", "))
+			fmt.Fprintf(&b, " (failing: %s)", strings.Join(p.Failing, ", "))
 		}
 		if t := strings.TrimSpace(p.Tail); t != "" {
 			fmt.Fprintf(&b, ":\n\n```\n%s\n```\n\n", clip(t, maxEvidence/2))

@@ -268,8 +268,8 @@ func handoffSkipped(b *strings.Builder, _ HandoffInput, v handoffView) {
 	b.WriteString("\n## Skipped\n\n")
 	for _, it := range v.skipped {
 		fmt.Fprintf(b, "- **%s** %s%s — %s\n", it.f.ID, it.f.Title, partOf(it.f), dash(oneLine(it.f.Note)))
-		if n := len(it.f.Attempts); n > 0 {
-			for _, r := range Unmet(it.f.Attempts[n-1].Criteria) {
+		if a := it.f.LastAudited(); a != nil {
+			for _, r := range Unmet(a.Criteria) {
 				fmt.Fprintf(b, "  - left unmet: criterion %d, %s — %s\n", r.Criterion, oneLine(r.Text), r.Status)
 			}
 		}

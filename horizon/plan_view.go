@@ -288,16 +288,20 @@ func (s *RunState) PlanTreeAt(now time.Time) string {
 	return b.String()
 }
 
+// LastAudited is f's last attempt that an auditor judged (nil: none).
+func (f Feature) LastAudited() *Attempt {
+	for i := len(f.Attempts) - 1; i >= 0; i-- {
+		if f.Attempts[i].Audit != nil {
+			return &f.Attempts[i]
+		}
+	}
+	return nil
+}
+
 // ReviewLines are what the last audit of f decided, a line each: its
 // per-criterion receipt and every finding's disposition.
 func ReviewLines(f Feature) []string {
-	var a *Attempt
-	for i := len(f.Attempts) - 1; i >= 0; i-- {
-		if f.Attempts[i].Audit != nil {
-			a = &f.Attempts[i]
-			break
-		}
-	}
+	a := f.LastAudited()
 	if a == nil {
 		return nil
 	}

@@ -78,6 +78,19 @@ type RepoReport struct {
 	Stalled []Stall     `json:"stalled"`
 	Queued  int         `json:"queued"`
 	Roadmap *RoadmapRef `json:"roadmap,omitempty"`
+	// Deferred are the findings the reported runs deferred (Deferred of
+	// each run's plan), run by run; none for a report written before
+	// findings had dispositions.
+	Deferred []ReportDeferred `json:"deferred,omitempty"`
+}
+
+// ReportDeferred is a finding a run deferred: right, but not needed for
+// the feature it was found on, so kept for later work.
+type ReportDeferred struct {
+	RunID     string `json:"run_id"`
+	Feature   string `json:"feature"`
+	Subject   string `json:"subject"`
+	Rationale string `json:"rationale"`
 }
 
 // RoadmapRef is the roadmap's state in a report: the items, or the error
@@ -207,6 +220,7 @@ func BuildReport(in ReportInput) DailyReport {
 			spend.Spent, spend.Total = roundUSD(spend.Spent), roundUSD(spend.Total)
 			if spend.Attempts > 0 || !s.Status.Terminal() || w.has(s.UpdatedAt) {
 				rr.Runs = append(rr.Runs, spend)
+				rr.Deferred = append(rr.Deferred, deferredOf(s)...)
 			}
 		}
 		for _, e := range ri.Approvals {
@@ -277,6 +291,19 @@ func (w window) landed(s RunState) []Landed {
 		if a, ok := f.Verified(); ok && w.has(attemptTime(a)) {
 			out = append(out, Landed{RunID: s.RunID, Feature: f.ID, Title: f.Title, Branch: branch, Commit: f.Commit, Receipt: a.Gate.ReceiptID, At: attemptTime(a)})
 		}
+	}
+	return out
+}
+
+// deferredOf lists a planned run's deferred findings, in plan order; a
+// one-feature run has no plan to keep them in.
+func deferredOf(s RunState) []ReportDeferred {
+	if s.Plan == nil {
+		return nil
+	}
+	var out []ReportDeferred
+	for _, d := range Deferred(*s.Plan) {
+		out = append(out, ReportDeferred{RunID: s.RunID, Feature: d.Feature, Subject: oneLine(d.Subject), Rationale: oneLine(d.Rationale)})
 	}
 	return out
 }

@@ -14,9 +14,18 @@ import (
 // landed, a run paused at its ceiling, a run waiting for approval (and
 // paused) and an old run outside the window; the other with an
 // unreadable roadmap and a run failing the same test again and again.
+// The planned run's lead deferred one of f2.1's findings and ruled the
+// other out of scope.
 func reportInput(t *testing.T) ReportInput {
 	t.Helper()
 	p := samplePlan(t)
+	f21, ok := p.Feature("f2.1")
+	require.True(t, ok)
+	f21.Attempts[0].Dispositions = []Disposition{
+		{Finding: 1, Kind: DispositionDefer, By: "lead", Subject: "weeks assume 7 days; no ISO week handling",
+			Rationale: "ISO weeks are a feature of their own;\nthe CLI takes plain day counts today"},
+		{Finding: 2, Kind: DispositionOutOfScope, By: "lead", Subject: "naming", Rationale: "a matter of taste"},
+	}
 	planned := RunState{RunID: "run-20260301-090000-ab12cd", Goal: p.Goal, Repo: "/src/app", Status: StatusRunning, Phase: PhaseFeatures,
 		Plan: &p, Ceiling: 5, Budget: &Budget{Spend: 20}, StartedAt: at(0), UpdatedAt: at(100)}
 	planned.Usage = Usage{Cost: 0.2}
@@ -123,6 +132,11 @@ func TestBuildReport(t *testing.T) {
 	require.Equal(t, 1.02, app.Runs[2].Spent)
 	require.Equal(t, 1, app.Runs[2].Attempts)
 
+	// Deferred: the planned run's deferred finding, on one line; the
+	// finding ruled out of scope is not one.
+	require.Equal(t, []ReportDeferred{{RunID: "run-20260301-090000-ab12cd", Feature: "f2.1", Subject: "weeks assume 7 days; no ISO week handling",
+		Rationale: "ISO weeks are a feature of their own; the CLI takes plain day counts today"}}, app.Deferred)
+
 	// Stalls: the planned run, 5 attempts since f1 was accepted; the
 	// other repository's run failing the same two tests.
 	require.Len(t, app.Stalled, 1)
@@ -143,6 +157,32 @@ func TestBuildReport(t *testing.T) {
 	md, js := ReportPaths(r.Date)
 	require.Equal(t, "reports/2026-03-02.md", md)
 	require.Equal(t, "reports/2026-03-02.json", js)
+}
+
+// The deferred findings listed are those of the runs the report is on,
+// each once (a finding deferred again on a later attempt is the same
+// one); a run the report leaves out (closed before the window) lists
+// none, and with none the repository has no such section, nor its JSON
+// the field.
+func TestBuildReportDeferred(t *testing.T) {
+	defer1 := Disposition{Finding: 1, Kind: DispositionDefer, By: "lead", Subject: "retry the upload on 503", Rationale: "the client has no retry policy yet"}
+	plan := func(ds ...Disposition) *Plan {
+		return &Plan{Goal: "g", Milestones: []Milestone{{ID: "m1", Features: []Feature{
+			{ID: "f1", Status: FeatureAccepted, Attempts: []Attempt{{N: 1, Dispositions: ds}, {N: 2, Dispositions: ds}}},
+		}}}}
+	}
+	open := RunState{RunID: "run-open", Goal: "g", Status: StatusRunning, Plan: plan(defer1), StartedAt: at(10), UpdatedAt: at(20)}
+	old := RunState{RunID: "run-old", Goal: "g", Status: StatusCompleted, Plan: plan(defer1), StartedAt: t0.Add(-48 * time.Hour), UpdatedAt: t0.Add(-47 * time.Hour)}
+	r := BuildReport(ReportInput{Until: at(600), Repos: []RepoInput{{Repo: "/src/app", Runs: []RunState{old, open}}}})
+	require.Equal(t, []ReportDeferred{{RunID: "run-open", Feature: "f1", Subject: "retry the upload on 503", Rationale: "the client has no retry policy yet"}}, r.Repos[0].Deferred)
+	require.Contains(t, r.Markdown(), "### Deferred findings\n\nRight, but not needed for the change they were found on; kept for later work.\n\n- `run-open` `f1` retry the upload on 503 — the client has no retry policy yet\n")
+
+	none := BuildReport(ReportInput{Until: at(600), Repos: []RepoInput{{Repo: "/src/app", Runs: []RunState{{RunID: "run-open", Goal: "g", Status: StatusRunning, Plan: plan()}}}}})
+	require.Empty(t, none.Repos[0].Deferred)
+	require.NotContains(t, none.Markdown(), "Deferred findings")
+	js, err := json.Marshal(none)
+	require.NoError(t, err)
+	require.NotContains(t, string(js), `"deferred"`)
 }
 
 func TestBuildReportFirstPassAndEmpty(t *testing.T) {
@@ -192,6 +232,7 @@ func TestReportGolden(t *testing.T) {
 	goldenFile(t, "report_waiting.md", section(func(b *strings.Builder) { writeReportWaiting(b, append(app.Waiting, r.Repos[1].Waiting...)) }))
 	goldenFile(t, "report_runs.md", section(func(b *strings.Builder) { writeReportRuns(b, app.Runs, app.Queued) }))
 	goldenFile(t, "report_stalled.md", section(func(b *strings.Builder) { writeReportStalled(b, append(app.Stalled, r.Repos[1].Stalled...)) }))
+	goldenFile(t, "report_deferred.md", section(func(b *strings.Builder) { writeReportDeferred(b, app.Deferred) }))
 	goldenFile(t, "report_roadmap.md", section(func(b *strings.Builder) { writeReportRoadmap(b, app.Roadmap) }))
 	goldenFile(t, "report_roadmap_error.md", section(func(b *strings.Builder) { writeReportRoadmap(b, r.Repos[1].Roadmap) }))
 	goldenFile(t, "report_empty_repo.md", section(func(b *strings.Builder) { writeReportRepo(b, RepoReport{Repo: "/src/idle"}) }))

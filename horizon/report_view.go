@@ -8,7 +8,7 @@ import (
 
 // Markdown renders the daily report: a header, spend per day, then per
 // repository what landed, what waits for a person, spend per run, stalled
-// goals and the roadmap. Each part is a small section writer with its own
+// goals, the findings runs deferred (when any) and the roadmap. Each part is a small section writer with its own
 // golden file.
 func (r DailyReport) Markdown() string {
 	var b strings.Builder
@@ -55,6 +55,7 @@ func writeReportRepo(b *strings.Builder, rr RepoReport) {
 	writeReportWaiting(b, rr.Waiting)
 	writeReportRuns(b, rr.Runs, rr.Queued)
 	writeReportStalled(b, rr.Stalled)
+	writeReportDeferred(b, rr.Deferred)
 	writeReportRoadmap(b, rr.Roadmap)
 }
 
@@ -127,6 +128,18 @@ func writeReportStalled(b *strings.Builder, ss []Stall) {
 			fmt.Fprintf(b, " (receipts %s)", reportCodes(s.Receipts))
 		}
 		b.WriteString("\n")
+	}
+}
+
+// writeReportDeferred lists the findings the runs deferred, each with its
+// run and feature; a repository whose runs deferred none has no section.
+func writeReportDeferred(b *strings.Builder, ds []ReportDeferred) {
+	if len(ds) == 0 {
+		return
+	}
+	b.WriteString("\n### Deferred findings\n\nRight, but not needed for the change they were found on; kept for later work.\n\n")
+	for _, d := range ds {
+		fmt.Fprintf(b, "- `%s` `%s` %s — %s\n", d.RunID, d.Feature, oneLine(d.Subject), oneLine(d.Rationale))
 	}
 }
 

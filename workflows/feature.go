@@ -61,8 +61,8 @@ const (
 	FeatureOutcomeBlocked   FeatureOutcome = "blocked"   // a typed blocker with evidence
 	FeatureOutcomeDecompose FeatureOutcome = "decompose" // replace the feature by Parts
 	FeatureOutcomeBudget    FeatureOutcome = "budget"    // the run's budget ran out
-	// FeatureOutcomeSkipped is the run's own: a person skipped the
-	// feature while it ran, and its workflow was cancelled.
+	// FeatureOutcomeSkipped: a person skipped the feature while it ran,
+	// and the run cancelled it (SignalSkipFeature).
 	FeatureOutcomeSkipped FeatureOutcome = "skipped"
 )
 
@@ -99,7 +99,14 @@ func FeatureWorkflow(ctx workflow.Context, in FeatureInput) (*FeatureResult, err
 	if err != nil {
 		return nil, err
 	}
-	return f.run(withStatus(ctx, f.s))
+	res, err := f.run(withStatus(ctx, f.s))
+	var sk Skip
+	if err != nil && temporal.IsCanceledError(err) && workflow.GetSignalChannel(ctx, SignalSkipFeature).ReceiveAsync(&sk) {
+		// Cancelled because a person skipped the feature: what it
+		// decided so far goes to the run with the skip.
+		return f.result(FeatureOutcomeSkipped, sk.Note), nil
+	}
+	return res, err
 }
 
 // featureRun is one FeatureWorkflow: a loop, the recovery rotation around

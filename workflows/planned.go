@@ -341,12 +341,22 @@ func (p *plannedRun) runFeature(ctx workflow.Context, milestone string, f horizo
 	var res FeatureResult
 	err := p.active.Get(ctx, &res)
 	p.active, p.cancelActive = nil, nil
-	if sk := p.skipping; sk != nil && sk.Feature == f.ID && err != nil && temporal.IsCanceledError(err) {
+	if sk := p.skipping; sk != nil && sk.Feature == f.ID {
 		// A person skipped the feature while it ran: it stopped, and
-		// what it had done stays in its lane, uncommitted.
+		// what it had done stays in its lane, uncommitted. It answers
+		// with its result; one cancelled before it heard the skip
+		// answers with the cancellation.
 		p.skipping = nil
-		cur, _ := st.Plan.Feature(f.ID)
-		return &FeatureResult{Feature: *cur, Outcome: FeatureOutcomeSkipped, Reason: sk.Note}, nil
+		if err != nil && temporal.IsCanceledError(err) {
+			cur, _ := st.Plan.Feature(f.ID)
+			return &FeatureResult{Feature: *cur, Outcome: FeatureOutcomeSkipped, Reason: sk.Note}, nil
+		}
+		if err == nil && res.Outcome != FeatureOutcomeSkipped {
+			// It ended on its own before the skip reached it: the skip
+			// still stands, after its result.
+			p.applyFeature(ctx, &res)
+			res = FeatureResult{Feature: res.Feature, Outcome: FeatureOutcomeSkipped, Reason: sk.Note}
+		}
 	}
 	st.Outage = nil // what the feature's activities waited out is over
 	p.showBackoff(ctx, nil)
@@ -445,6 +455,7 @@ func (p *plannedRun) skip(ctx workflow.Context, sk Skip) (*horizon.RunState, err
 	sk.Feature, sk.Note = strings.TrimSpace(sk.Feature), strings.TrimSpace(sk.Note)
 	if st.Feature == sk.Feature && p.cancelActive != nil {
 		p.skipping = &sk
+		p.active.SignalChildWorkflow(ctx, SignalSkipFeature, sk)
 		p.cancelActive()
 		return st, nil
 	}

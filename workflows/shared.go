@@ -74,6 +74,11 @@ const (
 	// SignalControl carries a run's pause and ceilings to its running
 	// feature (Control).
 	SignalControl = "control"
+	// SignalSkipFeature tells a running feature, just before its run
+	// cancels it, that a person skipped it (Skip): it ends with its
+	// result (FeatureOutcomeSkipped) rather than as cancelled, so the
+	// decisions it made reach the run.
+	SignalSkipFeature = "skip-feature"
 	// SignalOutage carries what a retrying activity waits out
 	// (activities.OutageReport) to the workflow that scheduled it, and
 	// from a feature's activity to its run too.

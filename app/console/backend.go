@@ -28,6 +28,10 @@ type Backend interface {
 	// Unblock puts a blocked feature ("" for a one-feature run) back in
 	// line with the person's note, which its next attempt reads.
 	Unblock(ctx context.Context, req core.UnblockRequest) (*horizon.RunState, error)
+	// Skip leaves a planned run's feature out, as the person's decision
+	// with their note (required), which the handoff shows; a running
+	// feature is stopped first.
+	Skip(ctx context.Context, req core.SkipRequest) (*horizon.RunState, error)
 	// Pause holds a run before its next attempt; Resume lets it go on.
 	Pause(ctx context.Context, id string) (*horizon.RunState, error)
 	Resume(ctx context.Context, id string) (*horizon.RunState, error)

@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -153,6 +154,26 @@ func (f *fake) Unblock(_ context.Context, req core.UnblockRequest) (*horizon.Run
 		return nil, err
 	}
 	return f.after(id, func(*horizon.RunState) {})
+}
+
+// Skip answers as the engine does for a feature that was not running: it
+// is skipped at once, with the note.
+func (f *fake) Skip(_ context.Context, req core.SkipRequest) (*horizon.RunState, error) {
+	if err := f.record("skip %s feature=%s note=%q", req.Run, req.Feature, req.Note); err != nil {
+		return nil, err
+	}
+	var s horizon.RunState
+	b, err := json.Marshal(f.states[req.Run]) // the plan changes: a copy of it
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, err
+	}
+	if err := s.Plan.Skip(req.Feature, req.Note); err != nil {
+		return nil, err
+	}
+	return &s, nil
 }
 
 func (f *fake) Pause(_ context.Context, id string) (*horizon.RunState, error) {

@@ -69,14 +69,17 @@ type cached struct {
 }
 
 // prompt is a question the console waits on before it does anything to a
-// run: a y/n confirmation, or a note to type.
+// run: a y/n confirmation, or a note to type. A skip asks three times at
+// most: the feature (pick, when no need named it), the note, then y/n.
 type prompt struct {
 	verb     verb
 	runID    string
-	subject  string // the checkpoint to approve, the feature to unblock
+	subject  string // the checkpoint to approve, the feature to unblock or skip
 	question string
-	note     bool   // a note is typed (unblock), not y/n
-	text     string // the note so far
+	note     bool   // a text is typed (unblock, skip), not y/n
+	pick     bool   // the text typed is the feature to skip, not a note
+	help     string // under the text being typed
+	text     string // the note so far (kept while a skip is confirmed)
 }
 
 type verb string
@@ -87,6 +90,7 @@ const (
 	// supervisor, subject the queue entry.
 	verbApproveQueued verb = "approve queued plan"
 	verbUnblock       verb = "unblock"
+	verbSkip          verb = "skip"
 	verbPause         verb = "pause"
 	verbResume        verb = "resume"
 	verbCancel        verb = "cancel"
@@ -443,6 +447,8 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.ask(m.approval())
 	case "u":
 		return m.ask(m.unblock())
+	case "s":
+		return m.ask(m.skip())
 	case "p":
 		return m.pauseOrResume()
 	case "x":
@@ -522,8 +528,71 @@ func unblockPrompt(id, feature string) *prompt {
 	if feature != "" {
 		what = feature + " of " + id
 	}
-	return &prompt{verb: verbUnblock, runID: id, subject: feature, note: true,
+	return &prompt{verb: verbUnblock, runID: id, subject: feature, note: true, help: noteHelp,
 		question: fmt.Sprintf("unblock %s, what changed? ", what)}
+}
+
+// skip is the skip the s key asks about: the selected need's feature (a
+// blocked or stalled one), else a feature of the shown planned run, which
+// the person names. Only a feature not yet done can be left out.
+func (m Model) skip() (*prompt, string) {
+	id, feature := m.shownID(), ""
+	if n := m.selectedNeed(); n != nil && !n.Supervisor && (n.Kind == NeedBlocker || n.Kind == NeedStalled) {
+		feature = n.Subject
+	}
+	s := m.state(id)
+	switch {
+	case id == "" || !m.isOpen(id):
+		return nil, fmt.Sprintf("%s is not running", orNone(id))
+	case s == nil:
+		return nil, fmt.Sprintf("%s is still being read; try again in a moment", id)
+	case s.Plan == nil:
+		return nil, fmt.Sprintf("%s has no planned features to skip (a one-feature run: x cancels it)", id)
+	case feature == "":
+		return &prompt{verb: verbSkip, runID: id, note: true, pick: true, help: pickHelp,
+			question: fmt.Sprintf("skip which feature of %s? ", id)}, ""
+	}
+	if why := unskippable(s, feature); why != "" {
+		return nil, why
+	}
+	return skipNotePrompt(id, feature), ""
+}
+
+// unskippable says why feature of s cannot be skipped, "" when it can:
+// the engine refuses the same (an unknown feature, one done already).
+func unskippable(s *horizon.RunState, feature string) string {
+	if s == nil || s.Plan == nil {
+		return "the run has no planned features to skip"
+	}
+	f, ok := s.Plan.Feature(feature)
+	if !ok {
+		return fmt.Sprintf("%s has no feature %q: name one of its plan tree (f3)", s.RunID, feature)
+	}
+	switch f.Status {
+	case horizon.FeatureAccepted, horizon.FeatureDecomposed, horizon.FeatureSkipped:
+		return fmt.Sprintf("feature %s is %s already; only a feature not yet done can be skipped", f.ID, f.Status)
+	}
+	return ""
+}
+
+func skipNotePrompt(id, feature string) *prompt {
+	return &prompt{verb: verbSkip, runID: id, subject: feature, note: true, help: skipNoteHelp,
+		question: fmt.Sprintf("skip %s of %s, why is it left out? ", feature, id)}
+}
+
+// skipConfirm asks y/n before a skip, with the note typed: leaving a
+// feature out is not undone by a key.
+func skipConfirm(p prompt) *prompt {
+	return &prompt{verb: verbSkip, runID: p.runID, subject: p.subject, text: p.text,
+		question: fmt.Sprintf("skip %s of %s? it is left out of the run for good, your note goes in the handoff; if it runs it is stopped first. y skips, n does not", p.subject, p.runID)}
+}
+
+// noteNeeded is why an empty note is not taken.
+func (p prompt) noteNeeded() string {
+	if p.verb == verbSkip {
+		return "a note is needed: say why the feature is left out, the handoff shows it"
+	}
+	return "a note is needed: say what changed, the next attempt reads it"
 }
 
 func (m Model) cancel() (*prompt, string) {
@@ -580,8 +649,23 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.prompt = nil
 		m.flash, m.bad = "nothing done", false
 	case "enter":
-		if strings.TrimSpace(p.text) == "" {
-			m.flash, m.bad = "a note is needed: say what changed, the next attempt reads it", true
+		text := strings.TrimSpace(p.text)
+		switch {
+		case p.pick && text == "":
+			m.flash, m.bad = "name the feature to skip: its ID in the plan tree (f3)", true
+			return m, nil
+		case p.pick:
+			if why := unskippable(m.state(p.runID), text); why != "" {
+				m.flash, m.bad = why, true
+				return m, nil
+			}
+			m.prompt, m.flash, m.bad = skipNotePrompt(p.runID, text), "", false
+			return m, nil
+		case text == "":
+			m.flash, m.bad = p.noteNeeded(), true
+			return m, nil
+		case p.verb == verbSkip:
+			m.prompt, m.flash, m.bad = skipConfirm(p), "", false
 			return m, nil
 		}
 		m.prompt = nil
@@ -616,6 +700,8 @@ func (m Model) do(p *prompt) (tea.Model, tea.Cmd) {
 			_, out.err = b.ApproveQueued(c, core.ApproveQueuedRequest{Supervisor: p.runID, Entry: p.subject})
 		case verbUnblock:
 			out.state, out.err = b.Unblock(c, core.UnblockRequest{Run: p.runID, Feature: p.subject, Note: p.text})
+		case verbSkip:
+			out.state, out.err = b.Skip(c, core.SkipRequest{Run: p.runID, Feature: p.subject, Note: p.text})
 		case verbPause:
 			out.state, out.err = b.Pause(c, p.runID)
 		case verbResume:
@@ -640,12 +726,32 @@ func done(msg verbMsg) string {
 			return fmt.Sprintf("unblocked %s of %s; it is back in line with your note", msg.subject, msg.runID)
 		}
 		return fmt.Sprintf("unblocked %s; it goes on with your note", msg.runID)
+	case verbSkip:
+		return skipped(msg)
 	case verbPause:
 		return fmt.Sprintf("paused %s: it holds before its next attempt (p resumes)", msg.runID)
 	case verbResume:
 		return fmt.Sprintf("resumed %s", msg.runID)
 	}
 	return fmt.Sprintf("cancel requested for %s; it stops in the background", msg.runID)
+}
+
+// skipped says what a skip did: a feature that was not running is
+// skipped at once, a running one once it has stopped; features that
+// depend on it stay blocked.
+func skipped(msg verbMsg) string {
+	out := fmt.Sprintf("skipped %s of %s; the run goes on without it", msg.subject, msg.runID)
+	s := msg.state
+	if s == nil || s.Plan == nil {
+		return out
+	}
+	if f, ok := s.Plan.Feature(msg.subject); ok && f.Status != horizon.FeatureSkipped {
+		out = fmt.Sprintf("%s of %s is being stopped; it is skipped once it has", msg.subject, msg.runID)
+	}
+	if held := s.Plan.DependentsOf(msg.subject); len(held) > 0 {
+		out += fmt.Sprintf("; still blocked on it: %s (skip them too, or they wait)", strings.Join(held, ", "))
+	}
+	return out
 }
 
 // verbDone says how a verb went and reads the run again.

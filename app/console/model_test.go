@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -171,6 +172,115 @@ func TestUnblockAsksForTheNote(t *testing.T) {
 	require.Equal(t, []string{`unblock ` + blockedID + ` feature=f1 note="token set"`}, f.calls)
 }
 
+// typing types text into the open prompt, a key per rune.
+func typing(t *testing.T, m Model, text string) Model {
+	t.Helper()
+	for _, r := range text {
+		m, _ = press(t, m, string(r))
+	}
+	return m
+}
+
+// s on a planned run asks which feature (one done already is refused),
+// then the note (required), then y/n; y sends the skip with the feature
+// and the note; the answer is shown, the skipped feature with its note in
+// the plan tree, and the run is read afresh.
+func TestSkipAsksForTheFeatureTheNoteAndConfirmation(t *testing.T) {
+	f := newFake()
+	m := loaded(t, f, 80, 28)
+	require.Equal(t, waitingID, m.shownID())
+	require.Contains(t, m.Screen(), "u unblock  s skip  p pause  x cancel")
+	m, cmd := press(t, m, "s")
+	require.Nil(t, cmd)
+	require.Contains(t, m.Screen(), "skip which feature of "+waitingID+"? ▏")
+	require.Contains(t, m.Screen(), pickHelp)
+
+	m = typing(t, m, "f1")
+	m, _ = press(t, m, "enter")
+	require.Contains(t, m.Screen(), "feature f1 is accepted already; only a feature not yet done can be skipped")
+	m, _ = press(t, m, "backspace", "backspace", "enter")
+	require.Contains(t, m.Screen(), "name the feature to skip")
+	m = typing(t, m, "f9")
+	m, _ = press(t, m, "enter")
+	require.Contains(t, m.Screen(), waitingID+` has no feature "f9"`)
+	m, _ = press(t, m, "backspace")
+	m = typing(t, m, "3")
+	m, _ = press(t, m, "enter")
+	require.Contains(t, m.Screen(), "skip f3 of "+waitingID+", why is it left out? ▏")
+	require.Contains(t, m.Screen(), skipNoteHelp)
+
+	m, _ = press(t, m, "enter")
+	require.Contains(t, m.Screen(), "a note is needed: say why the feature is left out")
+	m = typing(t, m, "  ")
+	m, _ = press(t, m, "enter")
+	require.Contains(t, m.Screen(), "a note is needed", "blanks are no note")
+	m, _ = press(t, m, "backspace", "backspace")
+	m = typing(t, m, "length waits for the unicode work")
+	m, cmd = press(t, m, "enter")
+	require.Nil(t, cmd)
+	require.Empty(t, f.calls, "nothing is skipped before the y")
+	golden.Assert(t, "skip_confirm.golden", checkScreen(t, m))
+
+	m, cmd = press(t, m, "y")
+	require.NotNil(t, cmd)
+	v, ok := cmd().(verbMsg)
+	require.True(t, ok, "y sends the skip")
+	require.Equal(t, []string{`skip ` + waitingID + ` feature=f3 note="length waits for the unicode work"`}, f.calls)
+	v.at = at
+	next, cmd := m.Update(v)
+	m = next.(Model)
+	golden.Assert(t, "skip_done.golden", checkScreen(t, m))
+
+	// Then the run is read afresh.
+	require.NotNil(t, cmd)
+	read, isRead := cmd().(runMsg)
+	require.True(t, isRead, "after a skip the console reads the run")
+	require.Equal(t, waitingID, read.id)
+}
+
+// From NEEDS YOU, s skips the selected need's feature: no feature to
+// name, the note and y/n only; n, esc and a closed or one-feature run
+// skip nothing.
+func TestSkipFromANeedOrNothing(t *testing.T) {
+	f := newFake()
+	m := loaded(t, f, 80, 24)
+	m, _ = press(t, m, "tab", "down", "s")
+	require.Contains(t, m.Screen(), "skip f1 of "+blockedID+", why is it left out? ▏")
+	m = typing(t, m, "the locale table is dropped")
+	m, _ = press(t, m, "enter")
+	require.Contains(t, flat(m.Screen()), "skip f1 of "+blockedID+"? it is left out of the run for good")
+	m, cmd := press(t, m, "n")
+	require.Nil(t, cmd)
+	require.Contains(t, m.Screen(), "nothing done")
+
+	m, _ = press(t, m, "s", "x", "esc")
+	require.Nil(t, m.prompt)
+	require.Contains(t, m.Screen(), "nothing done")
+
+	m, cmd = press(t, m, "s")
+	m = typing(t, m, "dropped")
+	m, cmd = press(t, m, "enter", "y")
+	answer(t, m, cmd)
+	require.Equal(t, []string{`skip ` + blockedID + ` feature=f1 note="dropped"`}, f.calls)
+
+	m, _ = press(t, loaded(t, f, 80, 24), "down", "down", "s")
+	require.Nil(t, m.prompt)
+	require.Contains(t, m.Screen(), completedID+" is not running")
+
+	f.rows[0].Status, f.rows[0].ClosedAt = core.EngineRunning, time.Time{} // a one-feature run still going: listed first
+	m = loaded(t, f, 80, 24)
+	require.Equal(t, completedID, m.shownID())
+	m, _ = press(t, m, "s")
+	require.Nil(t, m.prompt)
+	require.Contains(t, flat(m.Screen()), completedID+" has no planned features to skip")
+
+	f = newFake()
+	f.refuse = errors.New("skip: feature f3 is being skipped; wait until it has stopped")
+	m, cmd = press(t, loaded(t, f, 80, 24), "s", "f", "4", "enter", "n", "o", "enter", "y")
+	m = answer(t, m, cmd)
+	require.Contains(t, flat(m.Screen()), "skip f4 of "+waitingID+" refused: skip: feature f3 is being skipped")
+}
+
 func TestPauseResumeAndCancel(t *testing.T) {
 	f := newFake()
 	m := loaded(t, f, 80, 24)
@@ -178,6 +288,8 @@ func TestPauseResumeAndCancel(t *testing.T) {
 	m = answer(t, m, cmd)
 	require.Contains(t, m.Screen(), "paused "+waitingID+": it holds before its next attempt")
 	require.Contains(t, m.Screen(), "> aa11aa paused", "the answer's state is shown at once")
+	m, _ = press(t, m, "up")
+	require.Contains(t, m.Screen(), "  p resume  ", "the keys say what p does now")
 	m, cmd = press(t, m, "p")
 	m = answer(t, m, cmd)
 	m, cmd = press(t, m, "x")

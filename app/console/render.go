@@ -152,6 +152,9 @@ func (v view) plan(p *horizon.Plan) []string {
 			if b := f.Blocker; f.Status == horizon.FeatureBlocked && b != nil {
 				lines = append(lines, fmt.Sprintf("%s  blocker %s: %s%s", indent, b.Type, oneLine(b.Evidence), v.hint("u unblocks")))
 			}
+			if f.Status == horizon.FeatureSkipped && f.Note != "" {
+				lines = append(lines, fmt.Sprintf("%s  skipped: %s", indent, oneLine(f.Note)))
+			}
 			for i := range f.Attempts {
 				lines = append(lines, indent+"  "+v.attempt(&f.Attempts[i]))
 			}

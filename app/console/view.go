@@ -27,10 +27,21 @@ var (
 )
 
 // keysHelp fits 80 columns; --help has the rest (pgup/pgdn, r, enter).
-// noteHelp is under the note being typed.
-const noteHelp = "enter sends the note (the feature's next attempt reads it) · esc leaves it"
+// noteHelp, skipNoteHelp and pickHelp are under the text being typed.
+const (
+	noteHelp     = "enter sends the note (the feature's next attempt reads it) · esc leaves it"
+	skipNoteHelp = "enter takes the note (the handoff shows it), then y/n · esc leaves it"
+	pickHelp     = "enter takes the feature's ID (as the plan tree shows it) · esc leaves it"
+)
 
-const keysHelp = "↑↓ select  tab needs  a approve  u unblock  p pause/resume  x cancel  q quit"
+// keysHelp is the footer's keys; p says what it does to the shown run.
+func (m Model) keysHelp() string {
+	p := "pause"
+	if s := m.state(m.shownID()); s != nil && s.Paused {
+		p = "resume"
+	}
+	return "↑↓ select  tab needs  a approve  u unblock  s skip  p " + p + "  x cancel  q quit"
+}
 
 // View renders the screen in the alternate screen buffer.
 func (m Model) View() tea.View {
@@ -230,8 +241,8 @@ func (m Model) footer(width int) []line {
 			text = ansi.TruncateLeft(text, over+1, "…")
 		}
 		out = append(out, line{text: q + text})
-		if m.flash == "" {
-			out = append(out, line{text: noteHelp})
+		if m.flash == "" && m.prompt.help != "" {
+			out = append(out, line{text: m.prompt.help})
 		}
 	case m.prompt != nil:
 		out = append(out, wrap(m.prompt.question, width, false)...)
@@ -240,7 +251,7 @@ func (m Model) footer(width int) []line {
 	case m.flash != "" && (m.prompt == nil || m.bad):
 		out = append(out, wrap(m.flash, width, m.bad)...)
 	case m.prompt == nil:
-		out = append(out, line{text: keysHelp})
+		out = append(out, line{text: m.keysHelp()})
 	}
 	return out[:min(len(out), 2)]
 }

@@ -242,8 +242,8 @@ func (s *Server) start(r *http.Request) (any, error) {
 // verbRequest is the body of a run's verbs; each takes the fields it needs.
 type verbRequest struct {
 	Subject string   `json:"subject,omitempty"` // approve: the checkpoint
-	Feature string   `json:"feature,omitempty"` // unblock: the blocked feature
-	Note    string   `json:"note,omitempty"`    // approve, unblock
+	Feature string   `json:"feature,omitempty"` // unblock: the blocked feature; skip: the feature left out
+	Note    string   `json:"note,omitempty"`    // approve, unblock, skip
 	USD     *float64 `json:"usd,omitempty"`     // ceiling
 	Day     bool     `json:"day,omitempty"`     // ceiling: the daily one
 }
@@ -266,6 +266,11 @@ func (s *Server) runVerb(r *http.Request) (any, error) {
 			return nil, badRequest(`unblock needs a note: {"note": "what changed"}; the next attempt reads it`)
 		}
 		return s.Core.Unblock(ctx, core.UnblockRequest{Run: id, Feature: req.Feature, Note: req.Note})
+	case "skip":
+		if strings.TrimSpace(req.Feature) == "" || strings.TrimSpace(req.Note) == "" {
+			return nil, badRequest(`skip needs the feature and a note: {"feature": "f3", "note": "why it is left out"}; the handoff shows the note`)
+		}
+		return s.Core.Skip(ctx, core.SkipRequest{Run: id, Feature: req.Feature, Note: req.Note})
 	case "pause":
 		return s.Core.Pause(ctx, id)
 	case "resume":
@@ -281,7 +286,7 @@ func (s *Server) runVerb(r *http.Request) (any, error) {
 		}
 		return s.Core.SetCeiling(ctx, core.CeilingRequest{Run: id, USD: *req.USD, Day: req.Day})
 	default:
-		return nil, &httpError{code: http.StatusNotFound, msg: fmt.Sprintf("no verb %q on runs: approve, unblock, pause, resume, cancel or ceiling", v)}
+		return nil, &httpError{code: http.StatusNotFound, msg: fmt.Sprintf("no verb %q on runs: approve, unblock, skip, pause, resume, cancel or ceiling", v)}
 	}
 }
 

@@ -31,6 +31,9 @@ type Core interface {
 	Start(ctx context.Context, req core.StartRequest) (*core.Started, error)
 	Approve(ctx context.Context, req core.ApproveRequest) (*horizon.RunState, error)
 	Unblock(ctx context.Context, req core.UnblockRequest) (*horizon.RunState, error)
+	// Skip leaves a planned run's feature out with the person's note; a
+	// feature that cannot be skipped is refused (a *core.RefusedError).
+	Skip(ctx context.Context, req core.SkipRequest) (*horizon.RunState, error)
 	Pause(ctx context.Context, id string) (*horizon.RunState, error)
 	Resume(ctx context.Context, id string) (*horizon.RunState, error)
 	SetCeiling(ctx context.Context, req core.CeilingRequest) (*horizon.RunState, error)

@@ -44,6 +44,9 @@ Keys:
               approval names the checkpoint, so it cannot pass a later one
   u           unblock a blocked feature: asks for the note (what changed),
               which the feature's next attempt reads; enter sends, esc leaves
+  s           skip a feature of a planned run (the selected need's, or one
+              you name): asks for the note (why it is left out, the handoff
+              shows it), then y/n; a running feature is stopped first
   p           pause the run before its next attempt, or resume it
   x           cancel the run (asks y/n)
   r           read everything again now

@@ -100,6 +100,12 @@ function unblock(id, feature) {
   const note = prompt("Unblock " + (feature || id) + ": what changed? The next attempt reads it.");
   if (note && note.trim()) return act(id, "unblock", { feature, note });
 }
+function skip(id, feature) {
+  const note = prompt("Skip " + feature + " of " + id + ": why is it left out? The handoff shows your note; a running feature is stopped first.");
+  if (note === null) return;
+  if (!note.trim()) return say("skip " + feature + ": a note is needed (why the feature is left out); nothing was skipped", true);
+  return act(id, "skip", { feature, note });
+}
 function cancelRun(id) {
   if (confirm("Cancel run " + id + "? Its agent session is aborted and nothing more is committed.")) return act(id, "cancel");
 }
@@ -115,6 +121,7 @@ function drawNeeds(needs) {
     if (n.kind === "approve" && n.supervisor) li.append(el("button", { class: "primary", "data-action": "approve-queued", "data-entry": n.subject, onclick: () => queueVerb(supRepo[n.run_id], n.subject, "approve") }, "Approve " + n.subject));
     else if (n.kind === "approve") li.append(el("button", { class: "primary", "data-action": "approve", "data-run": n.run_id, "data-subject": n.subject, onclick: () => approve(n.run_id, n.subject) }, "Approve " + (n.subject || "")));
     if (n.kind === "blocked") li.append(el("button", { "data-action": "unblock", "data-run": n.run_id, onclick: () => unblock(n.run_id, n.subject) }, "Unblock…"));
+    if (n.kind === "blocked" && n.subject) li.append(" ", el("button", { "data-action": "skip", "data-run": n.run_id, "data-feature": n.subject, onclick: () => skip(n.run_id, n.subject) }, "Skip…"));
     if (n.kind === "ceiling") li.append(el("button", { "data-action": "ceiling", "data-run": n.run_id, onclick: () => raiseCeiling(n.run_id, false) }, "Raise ceiling…"), " ",
       el("button", { "data-action": "day-ceiling", "data-run": n.run_id, onclick: () => raiseCeiling(n.run_id, true) }, "Raise day ceiling…"), " ", el("code", {}, n.command));
     ul.append(li);
@@ -232,6 +239,7 @@ function drawRun(v) {
         " · ", count((f.attempts || []).length, "attempt"), " · ", money(cost));
       if (f.blocker) li.append(" · blocker ", f.blocker.type, ": ", f.blocker.evidence, " ",
         el("button", { "data-action": "unblock", onclick: () => unblock(s.run_id, f.id) }, "Unblock…"));
+      if (open && skippable(f)) li.append(" ", el("button", { "data-action": "skip", "data-feature": f.id, onclick: () => skip(s.run_id, f.id) }, "Skip…"));
       const at = el("ul", { class: "attempts" }, (f.attempts || []).map((a) => el("li", {}, attemptLine(a))));
       li.append(at);
       fl.append(li);
@@ -242,6 +250,9 @@ function drawRun(v) {
     for (const f of v.features || []) plan.append(el("li", { "data-feature": f.feature }, f.title, " · ", f.status, " · ", count(f.attempts, "attempt"), " · ", money(f.cost)));
   }
 }
+
+// skippable: a feature not yet done can be left out (the run refuses the rest).
+function skippable(f) { return !["accepted", "decomposed", "skipped"].includes(f.status); }
 
 function ended(s) { return ["completed", "failed", "cancelled"].includes(s.status); }
 
