@@ -202,6 +202,13 @@ func (a *Activities) Diagnose(ctx context.Context, in DiagnoseInput) (DiagnoseOu
 	if p := in.Prev; p != nil {
 		if g := p.Gate; g != nil {
 			ev.GateCommand, ev.Verdict, ev.ExitCode, ev.Failing, ev.OutputTail = g.Command, g.Verdict, g.ExitCode, g.Failing, g.Tail
+			// A failed lint step's output is not in the tests' tail: the
+			// reader gets it under its own heading.
+			for _, part := range g.Parts {
+				if !part.Name.Tests() && !part.Passed() {
+					ev.OutputTail += fmt.Sprintf("\n\n$ %s  # the %s step: %s, exit %d\n%s", part.Command, part.Name, part.Verdict, part.ExitCode, part.Tail)
+				}
+			}
 		}
 		if au := p.Audit; au != nil {
 			for _, f := range au.Findings {

@@ -90,6 +90,9 @@ func RunParts(ctx context.Context, parts []Part, opts Options) []PartResult {
 // the test parts' output only (TestOutput): what the failing-test set is
 // read from. PGID is not kept: every part had its own group.
 func Overall(parts []PartResult) Result {
+	if len(parts) == 0 {
+		return errorResult("gate has no parts")
+	}
 	res := Result{Verdict: Pass}
 	var errs []string
 	decided := false
@@ -102,9 +105,6 @@ func Overall(parts []PartResult) Result {
 		if !decided && p.Verdict != Pass {
 			res.Verdict, res.ExitCode, res.Signal, decided = p.Verdict, p.ExitCode, p.Signal, true
 		}
-	}
-	if len(parts) == 0 {
-		res = errorResult("gate has no parts")
 	}
 	res.Err = strings.Join(errs, "; ")
 	res.Output = TestOutput(parts)

@@ -166,6 +166,13 @@ func TestRunPartsScrubEnvironment(t *testing.T) {
 	}
 }
 
+// No parts is no verdict to pass.
+func TestOverallWithoutParts(t *testing.T) {
+	res := Overall(nil)
+	require.Equal(t, Error, res.Verdict)
+	require.Equal(t, "gate has no parts", res.Err)
+}
+
 // A cancelled run starts no further part: each says why.
 func TestRunPartsCancelled(t *testing.T) {
 	ps, err := Parts(Gate{}, "true", "true")

@@ -27,8 +27,10 @@ import (
 // after an upgrade fails here, not in a user's week-long run. The other
 // fixtures are refreshed by running the e2e tests that record them with
 // HORIZON_RECORD_HISTORY=1: internal/e2e/planned_test.go and
-// supervisor_test.go, advisor_test.go (the one-feature run), task_test.go
-// and loop_test.go.
+// supervisor_test.go, advisor_test.go (the one-feature run), task_test.go,
+// loop_test.go, review_test.go (a feature whose audits got dispositions,
+// skipped while it ran, and its run) and research_test.go (a feature
+// whose research attempt read the web).
 func TestReplay(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
 	require.NoError(t, err)

@@ -191,17 +191,18 @@ func (f *fakeCore) Unblock(_ context.Context, req core.UnblockRequest) (*horizon
 // Skip refuses f1, accepted already, as the run does; another feature of
 // the plan is skipped at once.
 func (f *fakeCore) Skip(_ context.Context, req core.SkipRequest) (*horizon.RunState, error) {
+	f.calls = append(f.calls, "skip "+req.Feature+" "+req.Note+" "+req.Run)
+	if err := f.refuse("skip", req.Run); err != nil {
+		return nil, err
+	}
 	if req.Feature == "f1" {
-		f.calls = append(f.calls, "skip f1 "+req.Run)
 		return nil, &core.RefusedError{Op: "skip", ID: req.Run, Reason: "feature f1 is accepted already; only a feature not yet done can be skipped"}
 	}
-	s, err := f.verb("skip "+req.Feature+" "+req.Note, req.Run)
-	if s != nil {
-		if err := s.Plan.Skip(req.Feature, req.Note); err != nil {
-			return nil, err
-		}
+	s := waitingRun()
+	if err := s.Plan.Skip(req.Feature, req.Note); err != nil {
+		return nil, err
 	}
-	return s, err
+	return s, nil
 }
 
 func (f *fakeCore) Pause(_ context.Context, id string) (*horizon.RunState, error) {

@@ -87,7 +87,7 @@ func TestAPI(t *testing.T) {
 		{"skip", "POST", run + "/skip", `{"feature": "f3", "note": "waits for the new schema"}`, 200, "skip f3 waits for the new schema run-20260303-090000-ab12cd"},
 		{"skip-no-note", "POST", run + "/skip", `{"feature": "f3", "note": "  "}`, 400, ""},
 		{"skip-no-feature", "POST", run + "/skip", `{"note": "waits for the new schema"}`, 400, ""},
-		{"skip-refused", "POST", run + "/skip", `{"feature": "f1", "note": "not needed"}`, 409, "skip f1 run-20260303-090000-ab12cd"},
+		{"skip-refused", "POST", run + "/skip", `{"feature": "f1", "note": "not needed"}`, 409, "skip f1 not needed run-20260303-090000-ab12cd"},
 		{"skip-ended", "POST", "/api/v1/runs/" + closed + "/skip", `{"feature": "f3", "note": "not needed"}`, 409, "skip f3 not needed " + closed},
 		{"pause", "POST", run + "/pause", "", 200, "pause run-20260303-090000-ab12cd"},
 		{"resume", "POST", run + "/resume", "", 200, "resume run-20260303-090000-ab12cd"},

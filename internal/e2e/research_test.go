@@ -82,6 +82,7 @@ func TestResearchStrategyReadsTheWeb(t *testing.T) {
 	require.Regexp(t, runIDRe, id)
 
 	final := w.waitStatus(id, 6*time.Minute, endedWithHandoff)
+	defer recordHistory(t, w, id+".f1.1", "feature-research-notes.json")
 	require.Equal(t, horizon.StatusCompleted, final.Status, final.Reason)
 	t.Logf("run with research took %s", time.Since(started).Round(time.Second))
 

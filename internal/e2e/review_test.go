@@ -92,4 +92,6 @@ func TestUnmetCriterionThenSkip(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(decisions), `"what":"skipped f1"`)
 	require.Contains(t, string(decisions), "accept-now: criterion 2 (unmet)")
+	recordHistory(t, w, id, "planned-run-skip-unmet-criterion.json")
+	recordHistory(t, w, id+".f1.1", "feature-skipped-unmet-criterion.json")
 }
