@@ -53,7 +53,7 @@ func lintOnly() *GateRun {
 			{Name: GatePartScript, Command: ".horizon/verify.sh", Verdict: "pass", DurationMS: 900},
 			{Name: GatePartTest, Command: "go test ./...", Verdict: "pass", DurationMS: 3000},
 			{Name: GatePartLint, Command: "golangci-lint run", Verdict: "fail", ExitCode: 1, DurationMS: 200,
-				Tail: "calc.go:3:1: exported function Add should have comment or be unexported (revive)",
+				Tail:    "calc.go:3:1: exported function Add should have comment or be unexported (revive)",
 				Failing: []string{"looks.LikeATest"}},
 		}}
 }
