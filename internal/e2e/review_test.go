@@ -1,12 +1,14 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/horizon/horizon/horizon"
@@ -61,6 +63,19 @@ func TestUnmetCriterionThenSkip(t *testing.T) {
 	require.Equal(t, 0, code, st)
 	require.Contains(t, st, "criteria: 1/2 met, 1 unmet; 2 unmet: tests/test_upper.sh checks it")
 	require.Contains(t, st, "accept-now (rule): criterion 2 (unmet)")
+
+	// The dashboard's run page shows the same review under the feature.
+	srv := startWeb(t, w)
+	bctx := browser(t)
+	tctx, cancel := context.WithTimeout(bctx, 2*time.Minute)
+	defer cancel()
+	require.NoError(t, chromedp.Do(tctx,
+		chromedp.Navigate(srv.URL+"#token="+srv.Token),
+		chromedp.Navigate(srv.URL+"#run="+id),
+		visible(`[data-review="f1"]`)))
+	review := text(t, tctx, `[data-review="f1"]`)
+	require.Contains(t, review, "criteria: 1/2 met; 2 unmet")
+	require.Contains(t, review, "accept-now (rule): criterion 2 (unmet)")
 
 	o, code := w.run(t.Context(), "skip", id, "f1")
 	require.Equal(t, 2, code, o, "the note is required")

@@ -242,6 +242,8 @@ function drawRun(v) {
       if (open && skippable(f)) li.append(" ", el("button", { "data-action": "skip", "data-feature": f.id, onclick: () => skip(s.run_id, f.id) }, "Skip…"));
       const at = el("ul", { class: "attempts" }, (f.attempts || []).map((a) => el("li", {}, attemptLine(a))));
       li.append(at);
+      const review = reviewOf(f);
+      if (review.length) li.append(el("ul", { class: "review", "data-review": f.id }, review.map((r) => el("li", {}, r))));
       fl.append(li);
     }
     plan.append(el("li", { "data-milestone": m.id }, el("b", {}, m.id), " ", m.title, " [", el("span", { class: "status " + m.status }, m.status), "]", fl));
@@ -249,6 +251,23 @@ function drawRun(v) {
   if (!ms.length) {
     for (const f of v.features || []) plan.append(el("li", { "data-feature": f.feature }, f.title, " · ", f.status, " · ", count(f.attempts, "attempt"), " · ", money(f.cost)));
   }
+}
+
+// reviewOf is what the last audit of feature f decided, a line each: its
+// per-criterion receipt and each finding's disposition (as `horizon
+// status` shows them).
+function reviewOf(f) {
+  const a = (f.attempts || []).slice().reverse().find((x) => x.audit);
+  if (!a) return [];
+  const out = [];
+  const cs = a.criteria || [];
+  if (cs.length) {
+    const met = cs.filter((c) => c.status === "met").length;
+    const open = cs.filter((c) => c.status === "unmet" || c.status === "unverifiable");
+    out.push("attempt " + a.n + " criteria: " + met + "/" + cs.length + " met" + open.map((c) => "; " + c.criterion + " " + c.status + ": " + (c.text || "")).join(""));
+  }
+  for (const d of a.dispositions || []) out.push("attempt " + a.n + " " + d.disposition + " (" + d.by + "): " + d.subject + " — " + d.rationale);
+  return out;
 }
 
 // skippable: a feature not yet done can be left out (the run refuses the rest).
