@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/horizon/textio"
@@ -27,6 +28,9 @@ const (
 	NoEvidence Check = iota // the note names no file to check
 	Confirmed               // the observed fact is where the note says
 	Refuted                 // the file, the line or the fact is not there
+	// Uncertain: the file and line are there, but the fact states
+	// nothing the check can find or miss; the note goes as a nit.
+	Uncertain
 )
 
 // CheckEvidence checks a note's evidence against the lane: the file
@@ -45,10 +49,6 @@ func CheckEvidence(e *horizon.AdviceEvidence, files Files) (Check, string) {
 	if !ok {
 		return Refuted, fmt.Sprintf("%s does not exist in the lane", rel)
 	}
-	keys := keyTexts(e.ObservedFact)
-	if keys == nil {
-		return NoEvidence, fmt.Sprintf("the evidence at %s states no checkable fact", rel)
-	}
 	lines := strings.Split(strings.TrimRight(content, "\n"), "\n")
 	lo, hi := 0, len(lines)
 	where := rel
@@ -58,6 +58,10 @@ func CheckEvidence(e *horizon.AdviceEvidence, files Files) (Check, string) {
 		}
 		lo, hi = max(e.Line-1-near, 0), min(e.Line+near, len(lines))
 		where = fmt.Sprintf("%s:%d", rel, e.Line)
+	}
+	keys := keyTexts(e.ObservedFact)
+	if keys == nil {
+		return Uncertain, fmt.Sprintf("the evidence at %s states no checkable fact", where)
 	}
 	window := squash(strings.Join(lines[lo:hi], "\n"))
 	if found(keys, window) {
@@ -81,11 +85,25 @@ var quoted = regexp.MustCompile("`([^`]+)`|\"([^\"]+)\"|'([^'\\s][^']*[^'\\s])'"
 
 // keyText is what the fact check looks for: the fact's quoted spans (code
 // in backticks or quotes) when it has any, all of which must be found;
-// otherwise its code-like words, most of which must be.
+// then, for a fact that looks like code (it has operators or brackets),
+// the code itself: the whole fact, or else each of its clauses that
+// holds code, all of which must be found as they are (whitespace aside);
+// otherwise its code-like words, most of which must be. Code is matched
+// whole because one operator, identifier or literal is what a wrong fact
+// gets wrong: "return a * b" must not be found where "return a + b" is.
 type keyText struct {
 	spans []string
+	// code are the alternatives for a code-like fact: the whole fact
+	// (first), or all of the rest.
+	code  []string
 	words []string
 }
+
+// clauses splits a fact at prose punctuation ("calc.go:2" stays whole).
+var clauses = regexp.MustCompile(`[:,;]\s+`)
+
+// operators are the characters that make an unquoted fact code.
+const operators = "=+-*/%<>!&|^~()[]{};"
 
 func keyTexts(fact string) *keyText {
 	fact = Normalize(fact)
@@ -98,6 +116,15 @@ func keyTexts(fact string) *keyText {
 		}
 	}
 	if len(k.spans) > 0 {
+		return k
+	}
+	if strings.ContainsAny(fact, operators) {
+		k.code = []string{squash(strings.TrimRight(fact, ". "))}
+		for _, clause := range clauses.Split(fact, -1) {
+			if c := squash(strings.TrimRight(clause, ". ")); strings.ContainsAny(c, operators) && c != k.code[0] {
+				k.code = append(k.code, c)
+			}
+		}
 		return k
 	}
 	for _, w := range strings.FieldsFunc(fact, func(r rune) bool {
@@ -115,6 +142,20 @@ func keyTexts(fact string) *keyText {
 }
 
 func found(k *keyText, window string) bool {
+	if len(k.code) > 0 {
+		if containsCode(window, k.code[0]) {
+			return true
+		}
+		if len(k.code) == 1 {
+			return false
+		}
+		for _, c := range k.code[1:] {
+			if !containsCode(window, c) {
+				return false
+			}
+		}
+		return true
+	}
 	if len(k.spans) > 0 {
 		for _, s := range k.spans {
 			if !strings.Contains(window, s) {
@@ -131,6 +172,27 @@ func found(k *keyText, window string) bool {
 		}
 	}
 	return 2*hits > len(k.words)
+}
+
+// containsCode reports code in window as whole tokens: "limit := 10" is
+// not in "limit := 100", nor "a + b" in "aa + b".
+func containsCode(window, code string) bool {
+	word := func(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+	for from := 0; ; {
+		i := strings.Index(window[from:], code)
+		if i < 0 {
+			return false
+		}
+		i += from
+		before, _ := utf8.DecodeLastRuneInString(window[:i])
+		after, _ := utf8.DecodeRuneInString(window[i+len(code):])
+		first, _ := utf8.DecodeRuneInString(code)
+		last, _ := utf8.DecodeLastRuneInString(code)
+		if !(word(first) && i > 0 && word(before)) && !(word(last) && i+len(code) < len(window) && word(after)) {
+			return true
+		}
+		from = i + 1
+	}
 }
 
 // squash collapses runs of white space, so a fact quoted on one line

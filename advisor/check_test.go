@@ -12,6 +12,7 @@ import (
 var lane = map[string]string{
 	"calc/add.go": "package calc\n\n// Add adds.\nfunc Add(a, b int) int {\n\treturn a - b\n}\n",
 	"README.md":   "# calc\n\nAdds numbers.\n",
+	"calc/lit.go": "package calc\n\nconst limit := 100\n",
 }
 
 func laneFiles(rel string) (string, bool) {
@@ -43,7 +44,16 @@ func TestCheckEvidence(t *testing.T) {
 		{"line past the end", ev("calc/add.go", 40, "`x`"), Refuted, "calc/add.go has 6 lines; line 40 does not exist"},
 		{"outside the lane", ev("../etc/passwd", 1, "`root`"), Refuted, "../etc/passwd is outside the lane"},
 		{"absolute", ev("/etc/passwd", 1, "`root`"), Refuted, "/etc/passwd is outside the lane"},
-		{"a fact with nothing to check", ev("calc/add.go", 5, "it is so?"), NoEvidence, "states no checkable fact"},
+		{"a fact with nothing to check", ev("calc/add.go", 5, "it is so?"), Uncertain, "the evidence at calc/add.go:5 states no checkable fact"},
+		// Unquoted code is matched as code, whole: one operator, one
+		// identifier or one literal away from the line is refuted.
+		{"code, as on the line", ev("calc/add.go", 5, "return a - b"), Confirmed, "calc/add.go:5"},
+		{"code, one operator off", ev("calc/add.go", 5, "return a * b"), Refuted, `calc/add.go:5 does not show "return a * b"`},
+		{"code, one identifier off", ev("calc/add.go", 5, "return a - c"), Refuted, "does not show"},
+		{"code, one literal off", ev("calc/lit.go", 2, "limit := 10"), Refuted, "does not show"},
+		{"code, the literal as it is", ev("calc/lit.go", 2, "limit := 100"), Confirmed, ""},
+		{"code after a prose clause", ev("calc/add.go", 5, "line 5 says: return a * b."), Refuted, "does not show"},
+		{"a keyword alone is no fact", ev("calc/add.go", 5, "return"), Uncertain, "states no checkable fact"},
 		{"full-width quotes normalised", ev("calc/add.go", 5, "｀return a - b｀"), Confirmed, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -66,6 +66,10 @@ func (s *State) Judge(r Rules, adv horizon.Advice, files Files) []horizon.Advice
 					sev = horizon.SeverityConcern
 					why = append(why, "no evidence: "+reason)
 				}
+			case Uncertain:
+				// Neither confirmed nor refuted: said, but as a nit.
+				sev = horizon.SeverityNit
+				why = append(why, "uncertain: "+reason)
 			case Confirmed:
 				rec.Reason = reason
 			}

@@ -121,3 +121,20 @@ func TestBreaker(t *testing.T) {
 	_, wake, _ = b.Route(horizon.SeverityBlocker, 1)
 	require.True(t, wake, "a turn of its own re-arms the breaker")
 }
+
+// A note whose evidence the fact check can neither confirm nor refute
+// goes as a nit; one whose unquoted code is an operator off the line
+// never goes.
+func TestJudgeUncertainIsANit(t *testing.T) {
+	var s State
+	recs := s.Judge(rules, horizon.Advice{Notes: []horizon.AdviceNote{
+		note(horizon.SeverityConcern, "Add looks wrong here", ev("calc/add.go", 5, "return")),
+		note(horizon.SeverityBlocker, "Add multiplies", ev("calc/add.go", 5, "return a * b")),
+	}}, laneFiles)
+	require.Equal(t, []verdict{
+		{"r1.1", horizon.AdviceDowngraded, horizon.SeverityNit, false},
+		{"r1.2", horizon.AdviceRefuted, "", false},
+	}, verdicts(recs))
+	require.Contains(t, recs[0].Reason, "uncertain: the evidence at calc/add.go:5 states no checkable fact")
+	require.Contains(t, recs[1].Reason, `calc/add.go:5 does not show "return a * b"`)
+}
