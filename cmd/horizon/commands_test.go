@@ -81,6 +81,9 @@ func TestListFlags(t *testing.T) {
 		{name: "all flags", args: []string{"--status", "running", "--here", "--json", "--limit", "0"},
 			want: listOptions{status: "running", here: true, json: true, limit: 0}},
 		{name: "an argument", args: []string{"run-1"}, err: "takes no arguments"},
+		{name: "a kind", args: []string{"--kind", "loop", "--status", "running"}, want: listOptions{limit: 50, kind: "loop", status: "running"}},
+		{name: "an unknown kind", args: []string{"--kind", "runs"}, err: `--kind "runs": use run, loop or task`},
+		{name: "tasks of a repository", args: []string{"--kind", "task", "--here"}, err: "not kept per repository"},
 	})
 }
 

@@ -19,21 +19,37 @@ type listOptions struct {
 	here   bool
 	limit  int
 	status string
+	kind   string // "": runs, then loops and tasks; run, loop or task: only those
 }
 
 func newListCmd(a *app, runF func(context.Context, *listOptions) error) *cobra.Command {
 	o := &listOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "list [--status S] [--here] [--json]",
-		Short: "List runs, newest first",
+		Use:   "list [--kind run|loop|task] [--status S] [--here] [--json]",
+		Short: "List runs, loops and background tasks, newest first",
 		Long: `List the engine's runs, newest first, with status (running, completed,
 failed, blocked, cancelled), attempts (over all features of a planned run),
 cost and goal; then the loops (` + "`horizon loop`" + `) and background tasks
 (` + "`horizon task run`" + `) with theirs, when there are any and no filter is
-given. --json prints the runs only, an array of {run_id, status, goal, repo,
-branch, attempts, cost, started_at}.`,
+given.
+
+--kind keeps one kind: run, loop or task. --status filters any kind by its
+status; --here only runs (loops and tasks are not kept per repository).
+--json prints one kind: the runs (an array of {run_id, status, goal, repo,
+branch, attempts, cost, started_at}) unless --kind says loop or task.`,
+		Example: `  horizon list
+  horizon list --kind loop
+  horizon list --kind task --status running --json`,
 		Args: noArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch o.kind {
+			case "", "run", "loop", "task":
+			default:
+				return usagef("--kind %q: use run, loop or task", o.kind)
+			}
+			if o.here && (o.kind == "loop" || o.kind == "task") {
+				return usagef("--here lists runs of a repository; loops and tasks are not kept per repository")
+			}
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
@@ -44,11 +60,15 @@ branch, attempts, cost, started_at}.`,
 	cmd.Flags().IntVar(&o.limit, "limit", 50, "show at most this many runs (0: all)")
 	cmd.Flags().StringVar(&o.status, "status", "", "only runs with this status (running, completed, failed, blocked, cancelled)")
 	cmd.Flags().BoolVar(&o.here, "here", false, "only runs of this repository (--repo, default the current directory)")
+	cmd.Flags().StringVar(&o.kind, "kind", "", "only this kind: run, loop or task")
 	return cmd
 }
 
 func listRun(ctx context.Context, o *listOptions) error {
 	a := o.app
+	if o.kind == "loop" || o.kind == "task" {
+		return a.withEngine(ctx, false, func(h *core.App) error { return listKind(ctx, o, h) })
+	}
 	req := core.ListRequest{Status: horizon.Status(o.status), Limit: o.limit}
 	if err := req.Check(); err != nil {
 		return err
@@ -86,11 +106,75 @@ func listRun(ctx context.Context, o *listOptions) error {
 				return err
 			}
 		}
-		if o.status != "" || o.here {
+		if o.status != "" || o.here || o.kind == "run" {
 			return nil // loops and tasks have neither a run's status nor a filter by repository
 		}
 		return listLoopsAndTasks(ctx, a, h)
 	})
+}
+
+// listKind lists only the loops or only the tasks (--kind), filtered by
+// --status, as a table or --json.
+func listKind(ctx context.Context, o *listOptions, h *core.App) error {
+	a := o.app
+	if o.kind == "loop" {
+		rows, err := h.LoopRows(ctx)
+		if err != nil {
+			return err
+		}
+		rows = keepStatus(rows, o.status, func(l core.LoopRow) string { return string(l.Status) })
+		if o.json {
+			return json.NewEncoder(a.out).Encode(rows)
+		}
+		if len(rows) == 0 {
+			fmt.Fprintln(a.out, noneOf("loops", o.status, "`horizon loop \"<goal>\"` starts one"))
+			return nil
+		}
+		tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "LOOP\tSTATUS\tROLE\tACTIVATIONS\tCOST\tSTARTED")
+		for _, l := range rows {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t$%.4f\t%s\n", l.Loop, l.Status, orDash(l.Role), l.Activations, l.Cost, l.StartedAt.Local().Format("Jan 02 15:04"))
+		}
+		return tw.Flush()
+	}
+	rows, err := h.TaskRows(ctx)
+	if err != nil {
+		return err
+	}
+	rows = keepStatus(rows, o.status, func(t core.TaskMeta) string { return string(t.Status) })
+	if o.json {
+		return json.NewEncoder(a.out).Encode(rows)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(a.out, noneOf("background tasks", o.status, "`horizon task run SPECIALIST \"<prompt>\"` starts one"))
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TASK\tSTATUS\tSPECIALIST\tPROMPT")
+	for _, t := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.ID, t.Status, t.Specialist, oneLine(t.Prompt, 60))
+	}
+	return tw.Flush()
+}
+
+// keepStatus keeps the rows whose status is status ("": all); never nil,
+// so --json prints [].
+func keepStatus[T any](rows []T, status string, of func(T) string) []T {
+	out := []T{}
+	for _, r := range rows {
+		if status == "" || of(r) == status {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// noneOf says no loops or tasks matched, and how to start one.
+func noneOf(what, status, start string) string {
+	if status != "" {
+		return fmt.Sprintf("no %s %s; `horizon list` shows everything", status, what)
+	}
+	return fmt.Sprintf("no %s yet; %s", what, start)
 }
 
 // listLoopsAndTasks prints the loops and background tasks under the runs,

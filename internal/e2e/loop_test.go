@@ -136,6 +136,22 @@ func TestLoop(t *testing.T) {
 		out, code := w.stdout("list")
 		require.Equal(t, 0, code, out)
 		require.Regexp(t, `(?m)^`+res.Loop+`\s+satisfied\s`, out)
+		// --kind loop keeps the loops alone; --json prints them.
+		out, code = w.stdout("list", "--kind", "loop", "--status", "satisfied", "--json")
+		require.Equal(t, 0, code, out)
+		var loops []struct {
+			Loop   string `json:"loop"`
+			Status string `json:"status"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &loops), out)
+		require.NotEmpty(t, loops)
+		for _, l := range loops {
+			require.Equal(t, "satisfied", l.Status)
+		}
+		out, code = w.stdout("list", "--kind", "task")
+		require.Equal(t, 0, code, out)
+		require.Contains(t, out, "no background tasks yet")
+		require.NotContains(t, out, res.Loop)
 	})
 
 	t.Run("always continue: limit reached", func(t *testing.T) {
