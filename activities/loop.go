@@ -47,6 +47,9 @@ type LoopInput struct {
 	Max        int     // activations, the first included
 	CompactAt  float64 // occupancy at which the session is compacted
 	Gate       bool    // satisfied counts only when the gate passes
+	// ContextLimit, when positive (--context-limit), is the model's
+	// context window in tokens, instead of OpenCode's catalog.
+	ContextLimit int `json:",omitempty"`
 }
 
 // LoopPlan is how the loop runs, fixed by PrepareLoop.
@@ -177,10 +180,18 @@ func (a *Activities) PrepareLoop(ctx context.Context, in LoopInput) (LoopPlan, e
 	if c, err := lb.ResolveLocal(string(role), connected); err == nil && plan.Paid {
 		plan.Local = c.Route
 	}
-	if c, ok := a.Sessions.(Compactor); ok {
+	if c, ok := a.Sessions.(Compactor); ok && in.ContextLimit <= 0 {
 		if plan.ContextLimit, err = c.ContextLimit(ctx, in.Repo, model); err != nil {
 			return LoopPlan{}, fmt.Errorf("prepare loop %s: %w", in.ID, err)
 		}
+		if plan.ContextLimit <= 0 {
+			// Occupancy needs a window: without one the loop would never
+			// compact, and its session would overflow instead.
+			return LoopPlan{}, badInput("loop %s: OpenCode's catalog gives %s no context window, so the loop could not tell when to compact its session; give the window in tokens with --context-limit N", in.ID, model)
+		}
+	}
+	if in.ContextLimit > 0 {
+		plan.ContextLimit = in.ContextLimit
 	}
 	if err := branchLane(ctx, in.Repo, plan.Dir, plan.Branch, in.BaseCommit, "loop "+in.ID); err != nil {
 		return LoopPlan{}, err

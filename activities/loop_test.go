@@ -23,6 +23,9 @@ type loopSessions struct {
 	text       string
 	failing    error
 	summarized []string
+	// window is the catalog's context window (0: the catalog has none);
+	// newLoopSessions sets 128000.
+	window int
 }
 
 func (s *loopSessions) RunSession(_ context.Context, req agent.SessionRequest, on func(agent.Progress)) (agent.SessionResult, error) {
@@ -42,7 +45,15 @@ func (s *loopSessions) RunSession(_ context.Context, req agent.SessionRequest, o
 	return agent.SessionResult{SessionID: sid, Text: s.text, Finish: "stop", Context: 70000, Usage: agent.Usage{Input: 69000, Output: 1000, Cost: 0.25}}, nil
 }
 
-func (s *loopSessions) ContextLimit(context.Context, string, string) (int, error) { return 128000, nil }
+func (s *loopSessions) ContextLimit(context.Context, string, string) (int, error) {
+	if s.window < 0 {
+		return 0, nil
+	}
+	if s.window == 0 {
+		return 128000, nil
+	}
+	return s.window, nil
+}
 
 func (s *loopSessions) Summarize(_ context.Context, _, sid, _ string) error {
 	s.summarized = append(s.summarized, sid)
@@ -166,4 +177,26 @@ func TestPrepareLoopRefusesARuntimeAgent(t *testing.T) {
 	var app *temporal.ApplicationError
 	require.ErrorAs(t, err, &app)
 	require.Equal(t, ErrTypeBadInput, app.Type())
+}
+
+// A model without a context window in OpenCode's catalog cannot tell the
+// loop when to compact: the loop refuses (bad input, naming
+// --context-limit), unless --context-limit gives the window.
+func TestPrepareLoopNeedsAContextWindow(t *testing.T) {
+	h := newGitHarness(t)
+	h.a.Sessions = &loopSessions{offers: offers{"fake/m"}, window: -1}
+	in := loopInput(h)
+	_, err := h.env.ExecuteActivity(h.a.PrepareLoop, in)
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	require.Equal(t, ErrTypeBadInput, app.Type())
+	require.Contains(t, app.Error(), "gives fake/m no context window")
+	require.Contains(t, app.Error(), "--context-limit N")
+
+	in.ContextLimit = 32000
+	v, err := h.env.ExecuteActivity(h.a.PrepareLoop, in)
+	require.NoError(t, err)
+	var plan LoopPlan
+	require.NoError(t, v.Get(&plan))
+	require.Equal(t, 32000, plan.ContextLimit)
 }

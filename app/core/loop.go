@@ -42,7 +42,10 @@ type LoopRequest struct {
 	Max        int
 	CompactAt  float64
 	Gate       bool
-	Limits     workflows.Limits
+	// ContextLimit is the model's window in tokens (--context-limit);
+	// 0: OpenCode's catalog, which must know it.
+	ContextLimit int
+	Limits       workflows.Limits
 }
 
 // NewLoopID is a fresh loop ID, also its workflow ID: "loop-" and the UTC
@@ -61,6 +64,9 @@ func (l Loops) Start(ctx context.Context, req LoopRequest) (string, error) {
 	if err := horizon.CheckLoop(req.Max, req.CompactAt); err != nil {
 		return "", err
 	}
+	if req.ContextLimit < 0 {
+		return "", fmt.Errorf("loop: --context-limit %d: %w (a window in tokens, or 0 for OpenCode's catalog)", req.ContextLimit, horizon.ErrLoopLimits)
+	}
 	role, err := horizon.ParseLoopRole(req.Role)
 	if err != nil {
 		return "", err
@@ -68,7 +74,7 @@ func (l Loops) Start(ctx context.Context, req LoopRequest) (string, error) {
 	id := NewLoopID()
 	in := workflows.LoopWorkflowInput{
 		Loop: activities.LoopInput{ID: id, Prompt: strings.TrimSpace(req.Prompt), Repo: req.Repo, BaseCommit: req.BaseCommit, Role: string(role),
-			Model: req.Model, ModelsFile: req.ModelsFile, Max: req.Max, CompactAt: req.CompactAt, Gate: req.Gate},
+			Model: req.Model, ModelsFile: req.ModelsFile, Max: req.Max, CompactAt: req.CompactAt, Gate: req.Gate, ContextLimit: req.ContextLimit},
 		Limits: req.Limits, PaidQueue: l.PaidQueue, Spend: l.Spend,
 	}
 	_, err = l.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{

@@ -28,6 +28,8 @@ type loopOptions struct {
 	gate      bool
 	detach    bool
 	json      bool
+	// contextLimit is --context-limit (0: OpenCode's catalog).
+	contextLimit int
 }
 
 // newLoopCmd is `horizon loop`: zilX's /loop on the engine.
@@ -43,7 +45,10 @@ activation must end with a horizon-report block: satisfied ends the loop (with
 activation, blocked ends it. When the last activation left the session's
 context at or over --compact-at of the model's window, the session is
 compacted first and the next prompt carries a checkpoint: the unchanged goal,
-"activation k of N" and the last report.
+"activation k of N" and the last report. The window is OpenCode's catalog's
+for the model; a model the catalog gives none (a local or custom provider)
+needs --context-limit N (tokens), or the loop refuses to start: it could
+never tell when to compact.
 
 The loop works in a lane and leaves its change committed on branch
 horizon/loop-<id>. Results: satisfied, blocked, limit_reached, protocol_error,
@@ -60,6 +65,9 @@ cancelled, failed. ` + "`horizon cancel ID`" + ` aborts the session.`,
 			if err := horizon.CheckLoop(o.max, o.compactAt); err != nil {
 				return usageError{err}
 			}
+			if o.contextLimit < 0 {
+				return usagef("loop: --context-limit %d: give the model's window in tokens (or leave it out: OpenCode's catalog)", o.contextLimit)
+			}
 			role, err := horizon.ParseLoopRole(o.role)
 			if err != nil {
 				return usageError{err}
@@ -75,6 +83,7 @@ cancelled, failed. ` + "`horizon cancel ID`" + ` aborts the session.`,
 	f.StringVar(&o.role, "agent", string(horizon.RoleBuild), "the role whose best-ranked connected model runs the loop: lead, quick, build, explore, analyze or research")
 	f.IntVar(&o.max, "max", 0, fmt.Sprintf("activations at most, the first included (1..%d; required)", horizon.LoopMaxActivations))
 	f.Float64Var(&o.compactAt, "compact-at", horizon.LoopCompactDefault, fmt.Sprintf("context occupancy (%.2f..%.2f) at which the session is compacted before the next activation", horizon.LoopCompactMin, horizon.LoopCompactMax))
+	f.IntVar(&o.contextLimit, "context-limit", 0, "the model's context window in tokens, for compaction (default: OpenCode's catalog; needed when it has none)")
 	f.BoolVar(&o.gate, "gate", false, "satisfied counts only if the repository's gate passes; otherwise the gate's evidence starts the next activation")
 	f.BoolVarP(&o.detach, "detach", "d", false, "start the loop and print its ID; do not follow it")
 	f.BoolVar(&o.json, "json", false, "print the loop's result as JSON ({loop, status, session, model, role, activations, compactions, branch, commit, cost, report, error})")
@@ -97,7 +106,7 @@ func loopRun(ctx context.Context, o *loopOptions) error {
 	return a.withEngine(ctx, true, func(h *core.App) error {
 		id, err := h.StartLoop(ctx, core.LoopRequest{
 			Prompt: o.prompt, Repo: info.Root, BaseCommit: info.Head, Role: o.role,
-			Max: o.max, CompactAt: o.compactAt, Gate: o.gate,
+			Max: o.max, CompactAt: o.compactAt, Gate: o.gate, ContextLimit: o.contextLimit,
 		})
 		if err != nil {
 			if errors.Is(err, horizon.ErrLoopLimits) || errors.Is(err, core.ErrEmptyPrompt) {
