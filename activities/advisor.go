@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,7 +16,9 @@ import (
 
 	"github.com/horizon/horizon/advisor"
 	"github.com/horizon/horizon/horizon"
+	"github.com/horizon/horizon/horizon/textio"
 	"github.com/horizon/horizon/internal/agent"
+	"github.com/horizon/horizon/internal/notify"
 )
 
 // AgentAdvisor is the watchdog's read-only OpenCode agent.
@@ -441,8 +444,45 @@ func (w *watchdog) deliver(ctx context.Context, from int, ended bool) {
 			w.hb.Woke = true
 		}
 		w.log.Info("advisor note delivered", "RunID", w.in.RunID, "Feature", w.in.Feature, "Attempt", w.in.Attempt, "Note", r.ID, "Severity", r.Delivered, "Woke", r.Woke)
+		w.tellPerson(ctx, *r)
 	}
 	w.save()
+}
+
+// tellPerson sends a concern the fact check confirmed, delivered to the
+// worker, to the notification receivers too: once per feature (the
+// run's advisor-notified.jsonl holds who was told), so a feature's
+// attempts do not repeat it. Blockers reach a person as the feature's
+// blocker; nits never do.
+func (w *watchdog) tellPerson(ctx context.Context, r horizon.AdviceRecord) {
+	if r.Delivered != horizon.SeverityConcern || !r.Confirmed || w.a.Notifier == nil {
+		return
+	}
+	key := w.in.RunID + "/" + w.in.Feature
+	line, _ := json.Marshal(map[string]string{"key": key, "note": r.ID, "attempt": strconv.Itoa(w.in.Attempt)})
+	appended, err := textio.AppendOnce(filepath.Join(w.a.runDir(w.in.RunID), "advisor-notified.jsonl"), 0o644, line, func(old []byte) bool {
+		var o struct{ Key string }
+		return json.Unmarshal(old, &o) == nil && o.Key == key
+	})
+	if err != nil || !appended {
+		if err != nil {
+			w.log.Warn("advisor concern not sent to a person", "Error", err)
+		}
+		return
+	}
+	where := ""
+	if e := r.Evidence; e != nil && e.File != "" {
+		where = e.File
+		if e.Line > 0 {
+			where += ":" + strconv.Itoa(e.Line)
+		}
+		where = " (" + where + ")"
+	}
+	w.a.send(ctx, NotifyInput{
+		Kind: notify.AdvisorConcern, RunID: w.in.RunID, Subject: w.in.Feature,
+		Text:    fmt.Sprintf("The advisor told the worker of %s, attempt %d: %s%s. Its evidence was checked in the lane. Further concerns on this feature are not sent.", w.in.Feature, w.in.Attempt, r.Note, where),
+		Details: map[string]string{"feature": w.in.Feature, "attempt": strconv.Itoa(w.in.Attempt), "note": r.ID},
+	})
 }
 
 // reviewDelta is the transcript since the message after, without the

@@ -14,6 +14,7 @@ import (
 
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/agent"
+	"github.com/horizon/horizon/internal/notify"
 )
 
 // fakeWorker is an OpenCode whose worker session takes a step each time
@@ -239,4 +240,35 @@ func TestAdvisorWatchResumedDeliversPending(t *testing.T) {
 	require.NoError(t, w.run(context.Background()))
 	require.Len(t, f.delivered, 1, "the blocker is in the session already")
 	require.True(t, w.hb.Woke)
+}
+
+// A concern the fact check confirmed reaches a person as well as the
+// worker, once per feature: a second attempt's confirmed concern is not
+// sent again, and a concern without checked evidence is never sent.
+func TestAdvisorConcernReachesAPersonOncePerFeature(t *testing.T) {
+	rec := &receiver{}
+	a, env := notifyActivities(t, rec)
+	old := advisorPoll
+	advisorPoll = 10 * time.Millisecond
+	t.Cleanup(func() { advisorPoll = old })
+	concern := `{"severity": "concern", "note": "Add subtracts", "evidence": {"file": "calc/add.go", "line": 4, "observed_fact": "return a - b"}}`
+	unchecked := `{"severity": "concern", "note": "Add needs a test", "evidence": null}`
+	for attempt := 1; attempt <= 2; attempt++ {
+		f := &fakeWorker{
+			msgs:    []agent.Message{{ID: "m01", Role: "user", Text: "brief"}, step("m02", "tool-calls")},
+			steps:   [][]agent.Message{{step("m03", "stop")}},
+			reviews: []string{advice(concern + "," + unchecked)},
+		}
+		a.Sessions = f
+		in := watchInput(t)
+		in.Attempt = 1 // the fake names the worker's session of attempt 1
+		v, err := env.ExecuteActivity(a.AdvisorWatch, in)
+		require.NoError(t, err)
+		var out AdvisorOutput
+		require.NoError(t, v.Get(&out))
+		require.Len(t, f.delivered, 2, "attempt %d: both reach the worker", attempt)
+		require.True(t, out.Records[0].Confirmed)
+		require.False(t, out.Records[1].Confirmed)
+	}
+	require.Equal(t, []notify.Kind{notify.AdvisorConcern}, rec.kinds, "one event for the feature, for the confirmed concern only")
 }

@@ -71,7 +71,7 @@ func (s *State) Judge(r Rules, adv horizon.Advice, files Files) []horizon.Advice
 				sev = horizon.SeverityNit
 				why = append(why, "uncertain: "+reason)
 			case Confirmed:
-				rec.Reason = reason
+				rec.Reason, rec.Confirmed = reason, true
 			}
 		}
 		k := key(rec.Note)

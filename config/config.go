@@ -106,7 +106,7 @@ type Notify struct {
 // README documents them. internal/notify defines one constant per name.
 var NotifyKinds = []string{
 	"approval_waiting", "feature_blocked", "spend_paused", "stalled",
-	"outage", "run_ended", "daily_report", "test",
+	"outage", "run_ended", "daily_report", "advisor_concern", "test",
 }
 
 // Configured reports whether any receiver is set.

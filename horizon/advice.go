@@ -48,6 +48,8 @@ type AdviceRecord struct {
 	Woke bool `json:"woke,omitempty"`
 	// Message is the OpenCode message that carried the note.
 	Message string `json:"message,omitempty"`
+	// Confirmed says the fact check found the note's evidence in the lane.
+	Confirmed bool `json:"confirmed,omitempty"`
 }
 
 // Reached reports whether the worker's session saw the note.

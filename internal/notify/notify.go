@@ -40,12 +40,15 @@ const (
 	Outage          Kind = "outage"           // engine or providers unreachable for notify.outage_after
 	RunEnded        Kind = "run_ended"        // a run finished, one way or another
 	DailyReport     Kind = "daily_report"     // the morning report is written
-	Test            Kind = "test"             // `horizon notify test`
+	// AdvisorConcern: the advisor told a worker of a concern whose
+	// evidence the fact check confirmed (once per feature).
+	AdvisorConcern Kind = "advisor_concern"
+	Test           Kind = "test" // `horizon notify test`
 )
 
 // Kinds lists every kind, in documentation order.
 func Kinds() []Kind {
-	return []Kind{ApprovalWaiting, FeatureBlocked, SpendPaused, Stalled, Outage, RunEnded, DailyReport, Test}
+	return []Kind{ApprovalWaiting, FeatureBlocked, SpendPaused, Stalled, Outage, RunEnded, DailyReport, AdvisorConcern, Test}
 }
 
 // Valid reports whether k is a known kind.
