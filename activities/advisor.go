@@ -283,8 +283,15 @@ func (w *watchdog) note(msgs []agent.Message) {
 		case m.Role == "user":
 			own++
 		case m.Role == "assistant" && m.Completed:
-			if w.in.Settings.ReviewMode == "idle" && (m.Finish == "tool-calls" || m.Finish == "") {
-				continue
+			switch w.in.Settings.ReviewMode {
+			case "idle":
+				if m.Finish == "tool-calls" || m.Finish == "" {
+					continue
+				}
+			case "execution":
+				if !editedFiles(m.Tools) {
+					continue
+				}
 			}
 			bounds++
 		}
@@ -295,6 +302,17 @@ func (w *watchdog) note(msgs []agent.Message) {
 	for ; w.hb.Boundaries < bounds; w.hb.Boundaries++ {
 		w.hb.State.Breaker.Turn()
 	}
+}
+
+// fileTools are the worker's tools that change files; a step that ran
+// one is a boundary in the execution review mode. The shell may change
+// files too, but says nothing of which: it does not count.
+var fileTools = []string{"edit", "write", "patch", "multiedit", "apply_patch"}
+
+// editedFiles reports whether a step's tools include one that changes
+// files.
+func editedFiles(tools []string) bool {
+	return slices.ContainsFunc(tools, func(t string) bool { return slices.Contains(fileTools, t) })
 }
 
 // turnEnded reports whether the worker's last turn is over: the last

@@ -28,6 +28,10 @@ type fakeWorker struct {
 	delivered []agent.Delivery
 	steps     [][]agent.Message // what the worker does during review i
 	hang      bool              // the advisor never answers
+	// reads is what the worker does between reviews: each read of the
+	// transcript first adds the next batch; after the last, the session
+	// is idle.
+	reads [][]agent.Message
 }
 
 func (f *fakeWorker) RunSession(ctx context.Context, req agent.SessionRequest, _ func(agent.Progress)) (agent.SessionResult, error) {
@@ -64,6 +68,11 @@ func (f *fakeWorker) FindSession(_ context.Context, _, title string) (string, er
 func (f *fakeWorker) Transcript(context.Context, string, string) ([]agent.Message, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if len(f.reads) > 0 {
+		f.msgs = append(f.msgs, f.reads[0]...)
+		f.reads = f.reads[1:]
+		f.idle = len(f.reads) == 0
+	}
 	return append([]agent.Message(nil), f.msgs...), nil
 }
 func (f *fakeWorker) Idle(context.Context, string, string) (bool, error) {
@@ -271,4 +280,48 @@ func TestAdvisorConcernReachesAPersonOncePerFeature(t *testing.T) {
 		require.False(t, out.Records[1].Confirmed)
 	}
 	require.Equal(t, []notify.Kind{notify.AdvisorConcern}, rec.kinds, "one event for the feature, for the confirmed concern only")
+}
+
+// tool is a finished worker step that called tools (and asked for more).
+func tool(id string, tools ...string) agent.Message {
+	return agent.Message{ID: id, Role: "assistant", Completed: true, Finish: "tool-calls", Text: "working " + id, Tools: tools}
+}
+
+// The review modes, on one worker turn of five steps, two of them edits:
+// step reviews as the steps finish, idle once the turn is over, execution
+// after each step that changed files; an interval of 2 reviews every
+// second boundary with the skipped one in its delta.
+func TestAdvisorReviewModes(t *testing.T) {
+	turn := func() [][]agent.Message {
+		return [][]agent.Message{
+			{tool("m02", "read")}, {tool("m03", "edit")}, {tool("m04", "grep")}, {tool("m05", "write")},
+			{{ID: "m06", Role: "assistant", Completed: true, Finish: "stop", Text: "working m06"}},
+		}
+	}
+	for _, tc := range []struct {
+		mode     string
+		interval int
+		// each review's delta holds these steps
+		want [][]string
+	}{
+		{"idle", 1, [][]string{{"m02", "m03", "m04", "m05", "m06"}}},
+		{"execution", 1, [][]string{{"m02", "m03"}, {"m04", "m05"}}}, // the last step changed nothing: no review
+		{"step", 2, [][]string{{"m02", "m03"}, {"m04", "m05"}, {"m06"}}},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			f := &fakeWorker{msgs: []agent.Message{{ID: "m01", Role: "user", Text: "brief"}}, reads: turn()}
+			in := watchInput(t)
+			in.Settings.ReviewMode, in.Settings.ReviewInterval = tc.mode, tc.interval
+			runWatch(t, f, in)
+			require.Len(t, f.prompts, len(tc.want), "reviews: %q", f.prompts)
+			for i, ids := range tc.want {
+				for _, id := range ids {
+					require.Contains(t, f.prompts[i], "working "+id, "review %d", i+1)
+				}
+				if i > 0 {
+					require.NotContains(t, f.prompts[i], "working "+tc.want[i-1][0], "review %d holds only its delta", i+1)
+				}
+			}
+		})
+	}
 }

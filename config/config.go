@@ -147,8 +147,9 @@ type Advisor struct {
 	// leaderboard's best lead model.
 	ConsultModel string `mapstructure:"consult_model"`
 	// ReviewMode is which turn boundary counts for a review: step (each
-	// finished model step of the worker) or idle (each time the worker's
-	// session goes idle).
+	// finished model step of the worker), idle (each time the worker's
+	// session goes idle) or execution (each finished step whose tools
+	// changed files).
 	ReviewMode string `mapstructure:"review_mode"`
 	// ReviewInterval reviews every Nth boundary; the skipped ones are
 	// part of the next review's delta.
@@ -182,8 +183,9 @@ type Consult struct {
 
 // Review modes of advisor.review_mode.
 const (
-	ReviewStep = "step"
-	ReviewIdle = "idle"
+	ReviewStep      = "step"
+	ReviewIdle      = "idle"
+	ReviewExecution = "execution"
 )
 
 // Spend bounds what a run may cost.

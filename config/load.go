@@ -693,8 +693,8 @@ func (c *Config) validateAdvisor(bad func(key, format string, args ...any)) {
 	}
 	model("advisor.watchdog_model", a.WatchdogModel)
 	model("advisor.consult_model", a.ConsultModel)
-	if a.ReviewMode != ReviewStep && a.ReviewMode != ReviewIdle {
-		bad("advisor.review_mode", "%q: use step (review each finished model step) or idle (review each time the session goes idle)", a.ReviewMode)
+	if a.ReviewMode != ReviewStep && a.ReviewMode != ReviewIdle && a.ReviewMode != ReviewExecution {
+		bad("advisor.review_mode", "%q: use step (review each finished model step), idle (review each time the session goes idle) or execution (review each step whose tools changed files)", a.ReviewMode)
 	}
 	atLeast := func(key string, v, least int, what string) {
 		if v < least {
