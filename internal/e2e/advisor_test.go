@@ -94,6 +94,58 @@ func (w *world) adviceFile(id string, timeout time.Duration, s string) {
 	w.t.Fatalf("run %s: the advice record never said %q", id, s)
 }
 
+// The execution review mode on a real OpenCode session: the worker's two
+// reads are no boundary; its write is, and the review after it delivers a
+// concern true in the lane, which the worker's next step (held until the
+// note is in) sees. No review ran before the write.
+func TestAdvisorExecutionMode(t *testing.T) {
+	needsE2E(t)
+	worker := "# Task (attempt 1 of"
+	fixed := "#!/bin/sh\n# add.sh A B prints the sum of two integers.\necho $(( $1 + $2 ))\n"
+	script := &fakemodel.Script{Rules: []fakemodel.Rule{
+		{Name: "advisor-1", When: []string{advisorSystem, "Review 1 of the worker's session"}, Replies: []fakemodel.Reply{
+			adviceReply(adviceNote("concern", "add.sh has no check that it got two arguments", evidence("add.sh", 3, "echo $(( $1 + $2 ))"))),
+		}},
+		{Name: "advisor-rest", When: []string{advisorSystem}, Replies: []fakemodel.Reply{adviceReply()}},
+		{Name: "worker", When: []string{worker}, Replies: []fakemodel.Reply{
+			{ToolCalls: []fakemodel.ToolCall{{Name: "read", Args: map[string]any{"filePath": "{{workdir}}/add.sh"}}}},
+			{ToolCalls: []fakemodel.ToolCall{{Name: "read", Args: map[string]any{"filePath": "{{workdir}}/tests/test_add.sh"}}}},
+			{ToolCalls: []fakemodel.ToolCall{{Name: "write", Args: map[string]any{"filePath": "{{workdir}}/add.sh", "content": fixed}}}},
+			{Text: "Fixed the operator.\n\n```horizon-report\n{\"status\": \"satisfied\", \"summary\": \"add.sh adds\"}\n```", Hold: "worker-report"},
+		}},
+		{Name: "auditor", When: []string{"# Audit (attempt 1)"}, Replies: []fakemodel.Reply{
+			{Text: "The operator is fixed.\n\n```horizon-audit\n{\"verdict\": \"accept\", \"findings\": []}\n```"},
+		}},
+	}}
+	w := advisedWorld(t, script, "60s")
+	w.env = append(w.env, "HORIZON_ADVISOR_REVIEW_MODE=execution")
+	repo, _ := fixture(t)
+	out, code := w.stdout("start", "--detach", "--repo", repo, "--model", demo.Model, goal)
+	require.Equal(t, 0, code, out)
+	id := strings.TrimSpace(out)
+
+	w.adviceFile(id, 3*time.Minute, "**r1.1** delivered · concern")
+	w.model.Release("worker-report")
+	s := w.waitStatus(id, 3*time.Minute, func(s horizon.RunState) bool { return s.Status.Terminal() })
+	require.Equal(t, horizon.StatusCompleted, s.Status, s.Reason)
+
+	var reviews []fakemodel.Request
+	sawNote := false
+	for _, r := range w.model.Requests() {
+		if r.Rule == "advisor-1" || r.Rule == "advisor-rest" {
+			reviews = append(reviews, r)
+		}
+		if r.Rule == "worker" && strings.Contains(r.LastUser, "add.sh has no check that it got two arguments") {
+			sawNote = true
+		}
+	}
+	require.NotEmpty(t, reviews)
+	require.Equal(t, "advisor-1", reviews[0].Rule)
+	require.Contains(t, reviews[0].LastUser, "(tools: write)", "the first review came after the write")
+	require.Contains(t, reviews[0].LastUser, "(tools: read)", "the reads before it are in its delta")
+	require.True(t, sawNote, "the worker's step after the review saw the concern")
+}
+
 // The watchdog on a real OpenCode session: the first review's blocker,
 // true in the lane, wakes the worker, whose next turn answers it; the
 // second review's blocker is delivered without waking (circuit breaker),
@@ -107,6 +159,9 @@ func TestAdvisorWatchdog(t *testing.T) {
 		adviceNote("blocker", "The usage comment promises integers: say what a decimal argument does", evidence("add.sh", 2, "`prints the sum of two integers`")),
 		adviceNote("blocker", "Run the tests before you report", ""),
 		adviceNote("concern", "add.sh multiplies its arguments", evidence("add.sh", 3, "`$1 * $2`")),
+		// Unquoted code one operator away from line 3 (which subtracts):
+		// matched as code, it is refuted, not confirmed by its words.
+		adviceNote("concern", "add.sh divides its arguments", evidence("add.sh", 3, "echo $(( $1 / $2 ))")),
 		adviceNote("nit", "LGTM", ""),
 	)
 	w := advisedWorld(t, advisedScript(review1, review2), "60s")
@@ -142,6 +197,7 @@ func TestAdvisorWatchdog(t *testing.T) {
 		{"The usage comment promises integers: say what a decimal argument does", horizon.AdviceDowngraded, horizon.SeverityConcern, false},
 		{"Run the tests before you report", horizon.AdviceDowngraded, horizon.SeverityConcern, false},
 		{"add.sh multiplies its arguments", horizon.AdviceRefuted, "", false},
+		{"add.sh divides its arguments", horizon.AdviceRefuted, "", false},
 		{"LGTM", horizon.AdviceSuppressed, "", false},
 	}
 	for _, c := range want {
@@ -164,7 +220,8 @@ func TestAdvisorWatchdog(t *testing.T) {
 	require.True(t, answered, "the worker's next turn did not see the blocker")
 
 	text, _ := w.stdout("status", id)
-	require.Contains(t, text, "attempt 1 advice: 1 delivered (1 woke), 2 downgraded, 1 refuted, 1 suppressed")
+	require.Contains(t, text, "attempt 1 advice: 1 delivered (1 woke), 2 downgraded, 2 refuted, 1 suppressed")
+	require.Contains(t, byNote["add.sh divides its arguments"].Reason, `add.sh:3 does not show "echo $(( $1 / $2 ))"`)
 	recordHistory(t, w, id, "single-run-advised-blocker-woke.json")
 
 	// Read the session back through OpenCode's API: the blocker is a
