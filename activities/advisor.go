@@ -49,6 +49,9 @@ type AdvisorSettings struct {
 	ImmuneTurns     int
 	Timeout         time.Duration
 	RequireEvidence bool
+	// Delivery is advisor.delivery, by severity (nil: a blocker wakes,
+	// the others are delivered).
+	Delivery map[string]string `json:",omitempty"`
 }
 
 // AdvisorInput starts the watchdog of one worker session.
@@ -151,7 +154,14 @@ type watchdog struct {
 
 func (w *watchdog) rules() advisor.Rules {
 	s := w.in.Settings
-	return advisor.Rules{MaxNotes: s.MaxNotes, ImmuneTurns: s.ImmuneTurns, RequireEvidence: s.RequireEvidence}
+	r := advisor.Rules{MaxNotes: s.MaxNotes, ImmuneTurns: s.ImmuneTurns, RequireEvidence: s.RequireEvidence}
+	for sev, mode := range s.Delivery {
+		if r.Delivery == nil {
+			r.Delivery = map[horizon.Severity]string{}
+		}
+		r.Delivery[horizon.Severity(sev)] = mode
+	}
+	return r
 }
 
 // save heartbeats the progress and rewrites the advice record.
@@ -347,9 +357,12 @@ func (w *watchdog) review(ctx context.Context, msgs []agent.Message, ended bool)
 		Directory: w.in.Lane, Agent: AgentAdvisor, Model: w.in.Model, Prompt: prompt,
 		Title: fmt.Sprintf("horizon %s %s attempt %d (advisor review %d)", w.in.RunID, w.in.Feature, w.in.Attempt, n),
 	}, func(p agent.Progress) {
+		// OpenCode holds the review to advisor.max_tool_steps rounds (the
+		// agent's steps); this is the backstop for a runaway that calls
+		// tool after tool, counted loosely (one round may run several).
 		if p.Phase == "tool" && p.Tool != "" && p.Tool != lastTool {
 			tools++
-			if tools > s.MaxToolSteps {
+			if tools > 4*(s.MaxToolSteps+1) {
 				stop(fmt.Errorf("the review used more than advisor.max_tool_steps (%d) tool rounds", s.MaxToolSteps))
 			}
 		}
@@ -372,6 +385,10 @@ func (w *watchdog) review(ctx context.Context, msgs []agent.Message, ended bool)
 		default:
 			w.fail("the review failed: " + oneLine(err.Error(), 300))
 		}
+		return
+	}
+	if rounds := w.rounds(ctx, res.SessionID); rounds > s.MaxToolSteps {
+		w.fail(fmt.Sprintf("the review used %d tool rounds, more than advisor.max_tool_steps (%d)", rounds, s.MaxToolSteps))
 		return
 	}
 	adv, _, perr := agent.ParseAdvice(res.Text)
@@ -400,6 +417,25 @@ func (w *watchdog) review(ctx context.Context, msgs []agent.Message, ended bool)
 		holdBeforeDelivery(ctx)
 	}
 	w.deliver(ctx, len(w.hb.Records)-len(recs), ended)
+}
+
+// rounds counts the tool rounds of a finished review: its model steps
+// that called tools (0 when the session cannot be read).
+func (w *watchdog) rounds(ctx context.Context, sid string) int {
+	if sid == "" {
+		return 0
+	}
+	msgs, err := w.ses.Transcript(ctx, w.in.Lane, sid)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, m := range msgs {
+		if m.Role == "assistant" && len(m.Tools) > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // holdBeforeDelivery lets an end-to-end test stop the daemon between a

@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +29,9 @@ type fakeWorker struct {
 	delivered []agent.Delivery
 	steps     [][]agent.Message // what the worker does during review i
 	hang      bool              // the advisor never answers
+	// review is the advisor's own session, as Transcript reads it back
+	// (ses_adv).
+	review []agent.Message
 	// reads is what the worker does between reviews: each read of the
 	// transcript first adds the next batch; after the last, the session
 	// is idle.
@@ -65,9 +69,12 @@ func (f *fakeWorker) FindSession(_ context.Context, _, title string) (string, er
 	}
 	return "ses_w", nil
 }
-func (f *fakeWorker) Transcript(context.Context, string, string) ([]agent.Message, error) {
+func (f *fakeWorker) Transcript(_ context.Context, _, sid string) ([]agent.Message, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if sid == "ses_adv" {
+		return append([]agent.Message(nil), f.review...), nil
+	}
 	if len(f.reads) > 0 {
 		f.msgs = append(f.msgs, f.reads[0]...)
 		f.reads = f.reads[1:]
@@ -323,5 +330,35 @@ func TestAdvisorReviewModes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// advisor.max_tool_steps counts rounds: a review whose session took more
+// tool rounds than that (OpenCode's step cap failing to hold it) gives no
+// notes; one within it is judged.
+func TestAdvisorMaxToolRounds(t *testing.T) {
+	truth := `{"severity": "concern", "note": "Add subtracts", "evidence": {"file": "calc/add.go", "line": 4, "observed_fact": "` + "`return a - b`" + `"}}`
+	for _, tc := range []struct {
+		rounds int
+		want   horizon.AdviceVerdict
+	}{{3, horizon.AdviceDelivered}, {4, horizon.AdviceFailed}} {
+		var review []agent.Message
+		for i := range tc.rounds {
+			// two tools in one round count once
+			review = append(review, agent.Message{ID: fmt.Sprintf("a%d", i), Role: "assistant", Completed: true, Finish: "tool-calls", Tools: []string{"read", "grep"}})
+		}
+		f := &fakeWorker{
+			msgs:    []agent.Message{{ID: "m01", Role: "user", Text: "brief"}},
+			reads:   [][]agent.Message{{{ID: "m02", Role: "assistant", Completed: true, Finish: "stop", Text: "done"}}},
+			reviews: []string{advice(truth)},
+			review:  review,
+		}
+		in := watchInput(t)
+		out := runWatch(t, f, in) // max_tool_steps 3
+		require.NotEmpty(t, out.Records, "%d rounds", tc.rounds)
+		require.Equal(t, tc.want, out.Records[0].Verdict, "%d rounds: %+v", tc.rounds, out.Records[0])
+		if tc.want == horizon.AdviceFailed {
+			require.Contains(t, out.Records[0].Reason, "the review used 4 tool rounds, more than advisor.max_tool_steps (3)")
+		}
 	}
 }

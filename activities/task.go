@@ -7,6 +7,12 @@ package activities
 // it wrote); its metadata is <id>.json. A read-only specialist works in the
 // repository itself; one that may edit works in a lane on branch
 // horizon/task-<id>, which FinishTask commits and leaves behind.
+//
+// A task that has ended takes follow-ups (`horizon task resume`): each is
+// a new TaskWorkflow under the same workflow ID whose TaskInput names the
+// turn and the session it continues. The stream then holds every turn: a
+// "turn" event (turn-N) opens a follow-up, an end event (end, end-N)
+// closes each turn.
 
 import (
 	"bufio"
@@ -63,7 +69,38 @@ type TaskInput struct {
 	// UserSpecialists is the user scope's directory
 	// (~/.config/horizon/specialists), as the daemon materialises it.
 	UserSpecialists string
+	// Turn is the turn of the task's session this input runs: 0 or 1 the
+	// first (`horizon task run`), 2.. a follow-up (`horizon task resume`),
+	// whose Prompt is the follow-up's.
+	Turn int `json:",omitempty"`
+	// Session is the OpenCode session a follow-up continues.
+	Session string `json:",omitempty"`
+	// Prior is what the session cost before this turn: the metadata's cost
+	// is the session's total, the spend ledger gets each turn once.
+	Prior horizon.Usage `json:",omitzero"`
 }
+
+// FollowUp reports whether in is a follow-up to a task that had ended.
+func (in TaskInput) FollowUp() bool { return in.Turn > 1 }
+
+// TaskTurnMarker names follow-up turn n of task id. A follow-up's prompt
+// starts with it, so a session continued after a crash tells a turn a
+// crashed attempt prompted already from one still to prompt.
+func TaskTurnMarker(id string, n int) string {
+	return fmt.Sprintf("[horizon task %s: follow-up, turn %d]", id, n)
+}
+
+// taskEndEventID is the ID of a turn's end event: the stream writes each
+// ID once, so every turn has its own.
+func taskEndEventID(turn int) string {
+	if turn > 1 {
+		return fmt.Sprintf("%s-%d", taskEndID, turn)
+	}
+	return taskEndID
+}
+
+// taskTurnEventID is the ID of the event that opens follow-up turn n.
+func taskTurnEventID(n int) string { return fmt.Sprintf("turn-%d", n) }
 
 // TaskPlan is how a task runs: decided once, by PrepareTask.
 type TaskPlan struct {
@@ -116,28 +153,35 @@ type TaskResult struct {
 
 // TaskMeta is a task's metadata file, <id>.json.
 type TaskMeta struct {
-	ID         string     `json:"id"`
-	Status     string     `json:"status"`
-	Specialist string     `json:"specialist"`
-	Agent      string     `json:"agent,omitempty"`
-	Model      string     `json:"model,omitempty"`
-	Session    string     `json:"session,omitempty"`
-	Resumed    bool       `json:"resumed,omitempty"`
-	Repo       string     `json:"repo"`
-	Dir        string     `json:"dir,omitempty"`
-	Branch     string     `json:"branch,omitempty"`
-	Commit     string     `json:"commit,omitempty"`
-	Prompt     string     `json:"prompt"`
-	Cost       float64    `json:"cost"`
-	Error      string     `json:"error,omitempty"`
-	CreatedAt  time.Time  `json:"created_at"`
-	StartedAt  *time.Time `json:"started_at,omitempty"`
-	UpdatedAt  time.Time  `json:"updated_at"`
-	EndedAt    *time.Time `json:"ended_at,omitempty"`
+	ID         string `json:"id"`
+	Status     string `json:"status"`
+	Specialist string `json:"specialist"`
+	Agent      string `json:"agent,omitempty"`
+	Model      string `json:"model,omitempty"`
+	Session    string `json:"session,omitempty"`
+	Resumed    bool   `json:"resumed,omitempty"`
+	Repo       string `json:"repo"`
+	Dir        string `json:"dir,omitempty"`
+	Branch     string `json:"branch,omitempty"`
+	Commit     string `json:"commit,omitempty"`
+	Prompt     string `json:"prompt"`
+	// Turns is how many turns the session was given: 1 and the follow-ups
+	// (0 in a file written before follow-ups: one).
+	Turns int `json:"turns,omitempty"`
+	// FollowUps are the follow-ups' prompts, in order (turn 2, 3, ...).
+	FollowUps []string `json:"follow_ups,omitempty"`
+	// Cost is the session's, all turns.
+	Cost      float64    `json:"cost"`
+	Error     string     `json:"error,omitempty"`
+	CreatedAt time.Time  `json:"created_at"`
+	StartedAt *time.Time `json:"started_at,omitempty"`
+	UpdatedAt time.Time  `json:"updated_at"`
+	EndedAt   *time.Time `json:"ended_at,omitempty"`
 }
 
 // TaskEvent is one line of a task's output stream: a finished part of its
-// session, or (Type "end") the task's end.
+// session, the start of a follow-up (Type "turn", Role "user", Text its
+// prompt), or (Type "end") the end of a turn.
 type TaskEvent struct {
 	Time time.Time `json:"time"`
 	agent.Part
@@ -199,11 +243,18 @@ func (a *Activities) updateTaskMeta(in TaskInput, change func(*TaskMeta)) error 
 // PrepareTask resolves the task's specialist and model, and makes an
 // editing task's lane. The specialist must be one the daemon materialised
 // for OpenCode (built-in or user scope) and its role must have a connected
-// model: neither can change by retrying, so both are bad input.
+// model: neither can change by retrying, so both are bad input. A
+// follow-up's session must still exist in OpenCode, or there is nothing
+// to continue: also bad input, checked before a lane is made.
 func (a *Activities) PrepareTask(ctx context.Context, in TaskInput) (TaskPlan, error) {
 	defer keepAlive(ctx)()
 	if err := a.mustSee("repository", in.Repo); err != nil {
 		return TaskPlan{}, err
+	}
+	if in.FollowUp() {
+		if err := a.checkTaskSession(ctx, in); err != nil {
+			return TaskPlan{}, err
+		}
 	}
 	set, err := specialist.Load(specialist.Dirs{User: in.UserSpecialists, Project: filepath.Join(in.Repo, ".horizon", "specialists")})
 	if err != nil {
@@ -298,6 +349,35 @@ func (a *Activities) checkAgent(ctx context.Context, in TaskInput, name string) 
 		in.ID, name, in.Specialist)
 }
 
+// TranscriptReader reads a session's messages; *agent.Server satisfies it.
+type TranscriptReader interface {
+	Transcript(ctx context.Context, dir, sid string) ([]agent.Message, error)
+}
+
+// checkTaskSession makes sure the session a follow-up continues still
+// exists: RunSession would otherwise start a new one, and the follow-up
+// would reach a model that never saw the task. A session OpenCode no
+// longer has is bad input; not being able to ask is retried.
+func (a *Activities) checkTaskSession(ctx context.Context, in TaskInput) error {
+	if in.Session == "" {
+		return badInput("task %s: turn %d has no session to continue; start a new task with `horizon task run`", in.ID, in.Turn)
+	}
+	r, ok := a.Sessions.(TranscriptReader)
+	if !ok {
+		return nil
+	}
+	// The repository, not the lane: a session belongs to OpenCode's
+	// project, which a worktree shares with its repository, and an
+	// editing task's lane does not exist yet.
+	if _, err := r.Transcript(ctx, in.Repo, in.Session); err != nil {
+		if agent.IsNotFound(err) {
+			return badInput("task %s: its session %s cannot be continued: OpenCode no longer has it; start a new task with `horizon task run`", in.ID, in.Session)
+		}
+		return fmt.Errorf("prepare task %s: session %s: %w", in.ID, in.Session, err)
+	}
+	return nil
+}
+
 // taskLaneDir is an editing task's worktree. It lives under "_tasks", a
 // name no run can have, so `horizon gc` (which takes each lanes/<dir> for
 // a run's) leaves it to FinishTask.
@@ -305,12 +385,23 @@ func (a *Activities) taskLaneDir(id string) string { return filepath.Join(a.lane
 
 // taskLane makes (or finds, on a retry) the task's worktree on its branch,
 // cut at the base commit; the user's branch and work tree are untouched.
+// A follow-up's lane is the branch's tip (what the earlier turns left; the
+// base commit only if the branch is gone), and that tip is its base: what
+// the follow-up changes is its own commit.
 func (a *Activities) taskLane(ctx context.Context, in TaskInput) (dir, base string, err error) {
 	dir = a.taskLaneDir(in.ID)
 	if err := branchLane(ctx, in.Repo, dir, TaskBranch(in.ID), in.BaseCommit, "task "+in.ID); err != nil {
 		return "", "", err
 	}
-	return dir, in.BaseCommit, nil
+	if !in.FollowUp() {
+		return dir, in.BaseCommit, nil
+	}
+	// Nothing is committed in a lane before FinishTask: on a retry HEAD
+	// is still the tip the lane was made at.
+	if base, err = git(ctx, dir, "rev-parse", "HEAD"); err != nil {
+		return "", "", fmt.Errorf("task %s lane: %w", in.ID, err)
+	}
+	return dir, base, nil
 }
 
 // SessionParts reads a session's finished parts; *agent.Server satisfies
@@ -327,6 +418,11 @@ const partsEvery = 500 * time.Millisecond
 // crash safety: the session ID is heartbeated as soon as it exists, and a
 // retry after a crash continues that session (RunSession's resume). While
 // it runs, its finished parts are appended to the output stream.
+//
+// A follow-up continues the task's session with a new turn: its "turn"
+// event goes to the stream first, and its prompt carries the turn's
+// marker (TaskTurnMarker), so a retry after a crash waits for, returns or
+// continues the turn it finds prompted instead of prompting it again.
 func (a *Activities) TaskSession(ctx context.Context, in TaskSessionInput) (TaskSessionOutput, error) {
 	var hb SessionHeartbeat
 	if activity.HasHeartbeatDetails(ctx) {
@@ -340,8 +436,20 @@ func (a *Activities) TaskSession(ctx context.Context, in TaskSessionInput) (Task
 		return TaskSessionOutput{}, err
 	}
 	defer stream.Close()
+	resume := hb.SessionID
+	if resume == "" {
+		resume = in.Task.Session // a follow-up's session; "" for a first turn
+	}
+	follow, marker := in.Task.FollowUp(), ""
+	if follow {
+		marker = TaskTurnMarker(in.Task.ID, in.Task.Turn)
+		ev := TaskEvent{Time: time.Now().UTC(), Part: agent.Part{ID: taskTurnEventID(in.Task.Turn), Role: "user", Type: "turn", Text: in.Task.Prompt}}
+		if err := stream.Write(ev); err != nil {
+			return TaskSessionOutput{}, err
+		}
+	}
 	log := activity.GetLogger(ctx)
-	log.Info("task session starting", "Task", in.Task.ID, "Agent", in.Plan.Agent, "Model", in.Plan.Model, "ResumeSession", hb.SessionID)
+	log.Info("task session starting", "Task", in.Task.ID, "Turn", max(in.Task.Turn, 1), "Agent", in.Plan.Agent, "Model", in.Plan.Model, "ResumeSession", resume)
 
 	beat := beatOptions{OnlyWithDetails: true}
 	if hb.SessionID != "" {
@@ -353,7 +461,7 @@ func (a *Activities) TaskSession(ctx context.Context, in TaskSessionInput) (Task
 	parts, _ := a.Sessions.(SessionParts)
 	var (
 		mu  sync.Mutex
-		sid = hb.SessionID
+		sid = resume
 	)
 	flush := func(fctx context.Context) {
 		mu.Lock()
@@ -370,6 +478,10 @@ func (a *Activities) TaskSession(ctx context.Context, in TaskSessionInput) (Task
 			return
 		}
 		for _, p := range ps {
+			if marker != "" && p.Role == "user" {
+				// The turn's marker is for RunSession, not for people.
+				p.Text = strings.TrimPrefix(p.Text, marker+"\n\n")
+			}
 			if err := stream.Write(TaskEvent{Time: time.Now().UTC(), Part: p}); err != nil {
 				log.Warn("task output not written", "Task", in.Task.ID, "Error", err)
 				return
@@ -392,14 +504,18 @@ func (a *Activities) TaskSession(ctx context.Context, in TaskSessionInput) (Task
 			}
 		}
 	}()
-	res, err := a.Sessions.RunSession(ctx, agent.SessionRequest{
+	req := agent.SessionRequest{
 		Directory:       in.Plan.Dir,
 		Agent:           in.Plan.Agent,
 		Model:           in.Plan.Model,
 		Prompt:          in.Task.Prompt,
 		Title:           fmt.Sprintf("horizon task %s (%s)", in.Task.ID, in.Task.Specialist),
-		ResumeSessionID: hb.SessionID,
-	}, func(p agent.Progress) {
+		ResumeSessionID: resume,
+	}
+	if follow {
+		req.Turn, req.Prompt = marker, marker+"\n\n"+in.Task.Prompt
+	}
+	res, err := a.Sessions.RunSession(ctx, req, func(p agent.Progress) {
 		mu.Lock()
 		known := sid
 		sid = p.SessionID
@@ -431,18 +547,30 @@ func (a *Activities) TaskSession(ctx context.Context, in TaskSessionInput) (Task
 		return TaskSessionOutput{SessionID: res.SessionID}, classifySessionError(err)
 	}
 	heart.Record(SessionHeartbeat{SessionID: res.SessionID, Phase: "done", Worker: a.Identity})
-	out := TaskSessionOutput{
-		SessionID: res.SessionID, Resumed: res.Resumed, Finish: res.Finish,
-		Usage: horizon.Usage{Input: res.Usage.Input, Output: res.Usage.Output, Reasoning: res.Usage.Reasoning,
-			CacheRead: res.Usage.CacheRead, CacheWrite: res.Usage.CacheWrite, Cost: res.Usage.Cost},
+	if follow && res.SessionID != in.Task.Session {
+		log.Warn("task follow-up ran in a new session: the task's was gone", "Task", in.Task.ID, "Session", in.Task.Session, "NewSession", res.SessionID)
 	}
+	// With a turn marker RunSession counts the turn alone (the first
+	// turn is the session's first): the ledger gets the turn, the
+	// session's total is the prior turns' and this one's.
+	turn := horizon.Usage{Input: res.Usage.Input, Output: res.Usage.Output, Reasoning: res.Usage.Reasoning,
+		CacheRead: res.Usage.CacheRead, CacheWrite: res.Usage.CacheWrite, Cost: res.Usage.Cost}
+	out := TaskSessionOutput{SessionID: res.SessionID, Resumed: res.Resumed, Finish: res.Finish, Usage: in.Task.Prior.Add(turn)}
 	if parts == nil && strings.TrimSpace(res.Text) != "" {
 		// No live stream: the final text is the output.
-		if err := stream.Write(TaskEvent{Time: time.Now().UTC(), Part: agent.Part{ID: "final", Role: "assistant", Type: "text", Text: res.Text}}); err != nil {
+		id := "final"
+		if follow {
+			id = fmt.Sprintf("final-%d", in.Task.Turn)
+		}
+		if err := stream.Write(TaskEvent{Time: time.Now().UTC(), Part: agent.Part{ID: id, Role: "assistant", Type: "text", Text: res.Text}}); err != nil {
 			return out, err
 		}
 	}
-	if err := a.recordSpend("task-"+in.Task.ID, "task/"+in.Task.ID, out.Usage.Cost); err != nil {
+	key := "task/" + in.Task.ID
+	if follow {
+		key = fmt.Sprintf("task/%s/turn-%d", in.Task.ID, in.Task.Turn)
+	}
+	if err := a.recordSpend("task-"+in.Task.ID, key, turn.Cost); err != nil {
 		return out, err
 	}
 	return out, nil
@@ -451,6 +579,8 @@ func (a *Activities) TaskSession(ctx context.Context, in TaskSessionInput) (Task
 // FinishTask records the task's end: an editing task's lane is committed
 // on its branch (once: the commit carries a Horizon-Task trailer) and its
 // worktree removed, the stream gets its end event, the metadata its status.
+// A follow-up's end is its turn's: its own end event (end-N), its own
+// commit on the branch, and the session's total cost in the metadata.
 func (a *Activities) FinishTask(ctx context.Context, in TaskEnd) (TaskResult, error) {
 	defer keepAlive(ctx)()
 	res := TaskResult{ID: in.Task.ID, Status: in.Status, Session: in.Session.SessionID, Model: in.Plan.Model, Branch: in.Plan.Branch, Error: in.Error}
@@ -466,10 +596,13 @@ func (a *Activities) FinishTask(ctx context.Context, in TaskEnd) (TaskResult, er
 		return res, err
 	}
 	defer stream.Close()
-	if err := stream.Write(TaskEvent{Time: time.Now().UTC(), Part: agent.Part{ID: taskEndID, Type: "end", Status: in.Status, Text: in.Error}}); err != nil {
+	if err := stream.Write(TaskEvent{Time: time.Now().UTC(), Part: agent.Part{ID: taskEndEventID(in.Task.Turn), Type: "end", Status: in.Status, Text: in.Error}}); err != nil {
 		return res, err
 	}
 	err = a.updateTaskMeta(in.Task, func(m *TaskMeta) {
+		if res.Commit == "" && in.Task.FollowUp() {
+			res.Commit = m.Commit // this turn changed nothing: the branch is what the earlier ones left
+		}
 		m.Status, m.Error, m.Commit = in.Status, in.Error, res.Commit
 		if in.Plan.Model != "" {
 			m.Agent, m.Model, m.Dir, m.Branch = in.Plan.Agent, in.Plan.Model, in.Plan.Dir, in.Plan.Branch
@@ -478,7 +611,9 @@ func (a *Activities) FinishTask(ctx context.Context, in TaskEnd) (TaskResult, er
 			m.Session = in.Session.SessionID
 		}
 		m.Resumed = m.Resumed || in.Session.Resumed
-		m.Cost = in.Session.Usage.Cost
+		// A turn that failed before its session ended reports nothing:
+		// the earlier turns' cost stands.
+		m.Cost = max(in.Session.Usage.Cost, in.Task.Prior.Cost)
 		if m.EndedAt == nil {
 			now := time.Now().UTC()
 			m.EndedAt = &now
@@ -493,7 +628,11 @@ func (a *Activities) FinishTask(ctx context.Context, in TaskEnd) (TaskResult, er
 // task commit).
 func (a *Activities) commitTaskLane(ctx context.Context, in TaskEnd) (string, error) {
 	trailer := "Horizon-Task: " + in.Task.ID
-	msg := fmt.Sprintf("horizon task %s (%s, %s)\n\n%s\n\n%s\n", in.Task.ID, in.Task.Specialist, in.Status, oneLine(in.Task.Prompt, 400), trailer)
+	title := "horizon task " + in.Task.ID
+	if in.Task.FollowUp() {
+		title += fmt.Sprintf(", follow-up (turn %d)", in.Task.Turn)
+	}
+	msg := fmt.Sprintf("%s (%s, %s)\n\n%s\n\n%s\n", title, in.Task.Specialist, in.Status, oneLine(in.Task.Prompt, 400), trailer)
 	return commitBranchLane(ctx, in.Task.Repo, a.taskLaneDir(in.Task.ID), TaskBranch(in.Task.ID), in.Plan.Base, msg, "finish task "+in.Task.ID)
 }
 

@@ -12,6 +12,28 @@ type Rules struct {
 	MaxNotes        int  // advisor.max_notes_per_update
 	ImmuneTurns     int  // advisor.immune_turns
 	RequireEvidence bool // advisor.require_evidence
+	// Delivery is advisor.delivery: per severity, wake (blockers only),
+	// deliver or record. A severity it does not name: a blocker wakes,
+	// the others are delivered.
+	Delivery map[horizon.Severity]string
+}
+
+// Delivery modes (advisor.delivery.*).
+const (
+	Wake    = "wake"
+	Deliver = "deliver"
+	Record  = "record"
+)
+
+// mode is how a note delivered at sev reaches the worker.
+func (r Rules) mode(sev horizon.Severity) string {
+	if m := r.Delivery[sev]; m != "" {
+		return m
+	}
+	if sev == horizon.SeverityBlocker {
+		return Wake
+	}
+	return Deliver
 }
 
 // State is what the judgement remembers across the reviews of one worker
@@ -83,11 +105,29 @@ func (s *State) Judge(r Rules, adv horizon.Advice, files Files) []horizon.Advice
 			suppress(horizon.AdviceSuppressed, fmt.Sprintf("over advisor.max_notes_per_update (%d)", r.MaxNotes))
 			continue
 		}
+		if r.mode(sev) == Record {
+			suppress(horizon.AdviceRecorded, fmt.Sprintf("advisor.delivery.%s is record: kept in the run's record, not delivered", sev))
+			continue
+		}
 		passed++
 		s.Seen = remember(s.Seen, k, sev)
-		deliver, wake, downgrade := s.Breaker.Route(sev, r.ImmuneTurns)
+		var (
+			deliver   = sev
+			wake      bool
+			downgrade string
+		)
+		if sev != horizon.SeverityBlocker || r.mode(sev) == Wake {
+			deliver, wake, downgrade = s.Breaker.Route(sev, r.ImmuneTurns)
+		}
 		if downgrade != "" {
 			why = append(why, downgrade)
+		}
+		if r.mode(deliver) == Record {
+			// Downgraded onto a severity that is only recorded.
+			why = append(why, fmt.Sprintf("advisor.delivery.%s is record", deliver))
+			rec.Verdict, rec.Reason, rec.Delivered, rec.Woke = horizon.AdviceRecorded, strings.Join(why, "; "), "", false
+			recs = append(recs, rec)
+			continue
 		}
 		rec.Delivered, rec.Woke = deliver, wake
 		rec.Verdict = horizon.AdviceDelivered

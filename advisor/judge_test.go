@@ -138,3 +138,33 @@ func TestJudgeUncertainIsANit(t *testing.T) {
 	require.Contains(t, recs[0].Reason, "uncertain: the evidence at calc/add.go:5 states no checkable fact")
 	require.Contains(t, recs[1].Reason, `calc/add.go:5 does not show "return a * b"`)
 }
+
+// advisor.delivery: a blocker set to deliver arrives without waking; a
+// severity set to record stays in the run's record; a concern the
+// immune turns downgrade to a recorded nit is recorded too.
+func TestJudgeDelivery(t *testing.T) {
+	b, c := horizon.SeverityBlocker, horizon.SeverityConcern
+	truth := ev("calc/add.go", 5, "`return a - b`")
+	r := rules
+	r.Delivery = map[horizon.Severity]string{b: Deliver, horizon.SeverityNit: Record}
+	var s State
+	recs := s.Judge(r, horizon.Advice{Notes: []horizon.AdviceNote{
+		note(b, "Add subtracts", truth),
+		note(horizon.SeverityNit, "Add could be documented", nil),
+	}}, laneFiles)
+	require.Equal(t, []verdict{
+		{"r1.1", horizon.AdviceDelivered, b, false},
+		{"r1.2", horizon.AdviceRecorded, "", false},
+	}, verdicts(recs))
+	require.Contains(t, recs[1].Reason, "advisor.delivery.nit is record")
+	require.False(t, s.Breaker.Woke, "a blocker that is only delivered does not trip the breaker")
+
+	// A blocker that wakes starts the immune turns; a concern then
+	// becomes a nit, which is only recorded.
+	r.Delivery[b] = Wake
+	recs = s.Judge(r, horizon.Advice{Notes: []horizon.AdviceNote{note(b, "Add still subtracts", truth)}}, laneFiles)
+	require.Equal(t, []verdict{{"r2.1", horizon.AdviceDelivered, b, true}}, verdicts(recs))
+	recs = s.Judge(r, horizon.Advice{Notes: []horizon.AdviceNote{note(c, "Add is not tested", truth)}}, laneFiles)
+	require.Equal(t, []verdict{{"r3.1", horizon.AdviceRecorded, "", false}}, verdicts(recs))
+	require.Contains(t, recs[0].Reason, "immune turns")
+}

@@ -14,7 +14,9 @@ func TestAdvisorDefaults(t *testing.T) {
 	require.Equal(t, Advisor{
 		Enabled: false, ReviewMode: ReviewStep, ReviewInterval: 1, MaxToolSteps: 3,
 		MaxNotesPerUpdate: 3, ImmuneTurns: 3, Timeout: 60 * time.Second, RequireEvidence: true,
-		Consult: Consult{Enabled: true, MaxTokens: 1024, IncludeContextMessages: 12},
+		Consult:  Consult{Enabled: true, MaxTokens: 1024, IncludeContextMessages: 12},
+		Delivery: Delivery{Blocker: DeliverWake, Concern: DeliverMessage, Nit: DeliverMessage},
+		Tools:    []string{"read", "grep", "glob"},
 	}, c.Advisor)
 	require.Equal(t, "1m0s", c.Settings()["advisor.timeout"])
 	require.Contains(t, Keys(), "advisor.consult.include_context_messages")
@@ -49,6 +51,10 @@ func TestAdvisorInvalid(t *testing.T) {
 		{"HORIZON_ADVISOR_CONSULT_MODEL", "a b/c", `advisor.consult_model: "a b/c" is not PROVIDER/MODEL`},
 		{"HORIZON_ADVISOR_CONSULT_MAX_TOKENS", "0", "advisor.consult.max_tokens: 0: must be at least 1"},
 		{"HORIZON_ADVISOR_CONSULT_INCLUDE_CONTEXT_MESSAGES", "-2", "advisor.consult.include_context_messages: -2: must be at least 0"},
+		{"HORIZON_ADVISOR_DELIVERY_CONCERN", "wake", `advisor.delivery.concern: "wake": only a blocker may wake the worker`},
+		{"HORIZON_ADVISOR_DELIVERY_NIT", "mail", `advisor.delivery.nit: "mail": use wake (blockers only), deliver or record`},
+		{"HORIZON_ADVISOR_TOOLS", "read,bash", `advisor.tools: "bash": the reviewer is read-only`},
+		{"HORIZON_ADVISOR_SYSTEM_PROMPT", "/nonexistent/reviewer.md", `advisor.system_prompt: "/nonexistent/reviewer.md": give the absolute path of a readable file`},
 	} {
 		t.Run(tc.env, func(t *testing.T) {
 			isolate(t)

@@ -168,7 +168,35 @@ type Advisor struct {
 	RequireEvidence bool `mapstructure:"require_evidence"`
 	// Consult configures the consult_advisor tool.
 	Consult Consult `mapstructure:"consult"`
+	// Delivery says, per severity, what a note that passes the judgement
+	// does: wake (a blocker only: prompt an idle worker), deliver (a
+	// message in the worker's session) or record (the run's record only).
+	Delivery Delivery `mapstructure:"delivery"`
+	// SystemPrompt is a file whose text is added to the reviewer's
+	// prompt (the horizon-advice protocol stays); "" for none.
+	SystemPrompt string `mapstructure:"system_prompt"`
+	// Tools is the reviewer's read-only tool set: some of read, grep,
+	// glob and list.
+	Tools []string `mapstructure:"tools"`
 }
+
+// Delivery is advisor.delivery.
+type Delivery struct {
+	Blocker string `mapstructure:"blocker"`
+	Concern string `mapstructure:"concern"`
+	Nit     string `mapstructure:"nit"`
+}
+
+// Delivery modes of advisor.delivery.*.
+const (
+	DeliverWake    = "wake"
+	DeliverMessage = "deliver"
+	DeliverRecord  = "record"
+)
+
+// AdvisorTools are the tools advisor.tools may give the reviewer: the
+// read-only ones, nothing that edits, runs or fetches.
+var AdvisorTools = []string{"read", "grep", "glob", "list"}
 
 // Consult configures the consult_advisor tool of `horizon mcp`.
 type Consult struct {

@@ -155,6 +155,11 @@ func defaults() map[string]any {
 		"advisor.consult.enabled":                  true,
 		"advisor.consult.max_tokens":               1024,
 		"advisor.consult.include_context_messages": 12,
+		"advisor.delivery.blocker":                 DeliverWake,
+		"advisor.delivery.concern":                 DeliverMessage,
+		"advisor.delivery.nit":                     DeliverMessage,
+		"advisor.system_prompt":                    "",
+		"advisor.tools":                            []string{"read", "grep", "glob"},
 		"supervisor.roadmap":                       DefaultRoadmap,
 		"supervisor.max_active_runs":               1,
 		"supervisor.decompose_cron":                "0 2 * * *",
@@ -416,6 +421,11 @@ func (c *Config) finish() error {
 	if strings.HasPrefix(c.Home, "~/") {
 		if home, err := os.UserHomeDir(); err == nil {
 			c.Home = filepath.Join(home, c.Home[2:])
+		}
+	}
+	if strings.HasPrefix(c.Advisor.SystemPrompt, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			c.Advisor.SystemPrompt = filepath.Join(home, c.Advisor.SystemPrompt[2:])
 		}
 	}
 	// A relative home would name another directory from every working
@@ -709,6 +719,29 @@ func (c *Config) validateAdvisor(bad func(key, format string, args ...any)) {
 	atLeast("advisor.consult.include_context_messages", a.Consult.IncludeContextMessages, 0, "messages sent with a question")
 	if a.Timeout <= 0 {
 		bad("advisor.timeout", "%s: must be a positive duration such as 60s", a.Timeout)
+	}
+	for _, d := range []struct{ key, mode string }{
+		{"advisor.delivery.blocker", a.Delivery.Blocker}, {"advisor.delivery.concern", a.Delivery.Concern}, {"advisor.delivery.nit", a.Delivery.Nit},
+	} {
+		switch {
+		case d.mode == DeliverWake && d.key != "advisor.delivery.blocker":
+			bad(d.key, "%q: only a blocker may wake the worker; use deliver or record", d.mode)
+		case d.mode != DeliverWake && d.mode != DeliverMessage && d.mode != DeliverRecord:
+			bad(d.key, "%q: use wake (blockers only), deliver or record", d.mode)
+		}
+	}
+	if len(a.Tools) == 0 {
+		bad("advisor.tools", "empty: give the reviewer at least one of %s", strings.Join(AdvisorTools, ", "))
+	}
+	for _, t := range a.Tools {
+		if !slices.Contains(AdvisorTools, t) {
+			bad("advisor.tools", "%q: the reviewer is read-only; use some of %s", t, strings.Join(AdvisorTools, ", "))
+		}
+	}
+	if p := a.SystemPrompt; p != "" {
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() || !filepath.IsAbs(p) {
+			bad("advisor.system_prompt", "%q: give the absolute path of a readable file (its text is added to the reviewer's prompt)", p)
+		}
 	}
 }
 

@@ -25,6 +25,9 @@ const (
 	// AdviceFailed: the review (or the note's delivery) failed; the worker
 	// went on without it.
 	AdviceFailed AdviceVerdict = "failed"
+	// AdviceRecorded: the note passed, but advisor.delivery keeps notes of
+	// its severity in the run's record only; the session never saw it.
+	AdviceRecorded AdviceVerdict = "recorded"
 )
 
 // AdviceRecord is one advisor note on an attempt with its verdict, or a
@@ -73,7 +76,7 @@ func AdviceSummary(recs []AdviceRecord) string {
 		}
 	}
 	var parts []string
-	for _, v := range []AdviceVerdict{AdviceDelivered, AdviceDowngraded, AdviceRefuted, AdviceSuppressed, AdviceFailed} {
+	for _, v := range []AdviceVerdict{AdviceDelivered, AdviceDowngraded, AdviceRecorded, AdviceRefuted, AdviceSuppressed, AdviceFailed} {
 		if counts[v] == 0 {
 			continue
 		}

@@ -236,6 +236,7 @@ func advisorSettings(c config.Advisor) activities.AdvisorSettings {
 		Enabled: c.Enabled, Model: c.WatchdogModel, ReviewMode: c.ReviewMode, ReviewInterval: c.ReviewInterval,
 		MaxToolSteps: c.MaxToolSteps, MaxNotes: c.MaxNotesPerUpdate, ImmuneTurns: c.ImmuneTurns,
 		Timeout: c.Timeout, RequireEvidence: c.RequireEvidence,
+		Delivery: map[string]string{"blocker": c.Delivery.Blocker, "concern": c.Delivery.Concern, "nit": c.Delivery.Nit},
 	}
 }
 

@@ -3,7 +3,9 @@ package core
 // Background tasks: the one way a surface starts, stops and reads them. A
 // task is a TaskWorkflow (workflow ID task-<id>); what it did is in its two
 // files under $HORIZON_HOME/tasks, which its activities write: <id>.json
-// (TaskMeta) and <id>.ndjson (the output stream).
+// (TaskMeta) and <id>.ndjson (the output stream). A task that has ended
+// takes a follow-up (Resume): another TaskWorkflow under the same ID, a
+// new turn of the same OpenCode session, appended to the same stream.
 
 import (
 	"bufio"
@@ -23,8 +25,10 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/horizon/horizon/activities"
+	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/specialist"
 	"github.com/horizon/horizon/workflows"
 )
@@ -38,6 +42,13 @@ func (e *TaskNotFoundError) Error() string {
 
 // ErrTaskEnded: stop was asked of a task that has ended.
 var ErrTaskEnded = errors.New("the task has ended")
+
+// ErrTaskRunning: a follow-up was asked of a task that has not ended.
+var ErrTaskRunning = errors.New("the task is still running: wait for it (`horizon task output ID --follow`) or stop it (`horizon task stop ID`), then resume it")
+
+// ErrTaskNoSession: a follow-up was asked of a task that never had a
+// session (it failed before OpenCode opened one).
+var ErrTaskNoSession = errors.New("the task has no session to continue (it ended before one was opened); start a new task with `horizon task run`")
 
 // Tasks starts, stops and reads background tasks. Client is needed to
 // start and stop them; Home is where their files are (the data dir).
@@ -108,6 +119,115 @@ func (t Tasks) Start(ctx context.Context, req TaskRequest) (activities.TaskMeta,
 		return meta, fmt.Errorf("start task %s: %w", id, err)
 	}
 	return meta, nil
+}
+
+// TaskResumeRequest is a follow-up to a task that has ended.
+type TaskResumeRequest struct {
+	ID     string
+	Prompt string
+	// BaseCommit is the repository's HEAD: an editing task's lane is cut
+	// there only if its branch is gone (otherwise at the branch's tip).
+	BaseCommit string
+	Model      string // models.default ("" : the specialist's role decides)
+	ModelsFile string
+	Dirs       specialist.Dirs
+	Limits     workflows.Limits
+}
+
+// CanResume reads the task a follow-up is for and refuses, before the
+// engine is involved, what cannot be resumed: an empty prompt, a task
+// still running, a task with no session.
+func (t Tasks) CanResume(id, prompt string) (activities.TaskMeta, error) {
+	if strings.TrimSpace(prompt) == "" {
+		return activities.TaskMeta{}, fmt.Errorf("resume task %s: %w", id, ErrEmptyPrompt)
+	}
+	m, err := t.Get(id)
+	if err != nil {
+		return m, err
+	}
+	if !activities.TaskTerminal(m.Status) {
+		return m, fmt.Errorf("resume task %s (%s): %w", id, m.Status, ErrTaskRunning)
+	}
+	if m.Session == "" {
+		return m, fmt.Errorf("resume task %s: %w", id, ErrTaskNoSession)
+	}
+	return m, nil
+}
+
+// closedWithin is how long Resume waits for the workflow of a task whose
+// end is recorded to close: FinishTask writes the end just before it does.
+const closedWithin = 15 * time.Second
+
+// Resume gives a task that has ended a follow-up: a new turn of its
+// session, run as durably as the first. The metadata is marked pending
+// (turns counted, the follow-up's prompt kept), then a TaskWorkflow is
+// started under the task's workflow ID (a closed one's ID may be reused;
+// a running one is never joined). A start that fails puts the metadata
+// back as it was.
+func (t Tasks) Resume(ctx context.Context, req TaskResumeRequest) (activities.TaskMeta, error) {
+	before, err := t.CanResume(req.ID, req.Prompt)
+	if err != nil {
+		return before, err
+	}
+	id, wid := before.ID, workflows.TaskWorkflowID(before.ID)
+	if err := t.awaitClosed(ctx, wid); err != nil {
+		return before, fmt.Errorf("resume task %s: %w", id, err)
+	}
+	m := before
+	m.Status, m.Turns = activities.TaskPending, max(before.Turns, 1)+1
+	m.FollowUps = append(slices.Clone(before.FollowUps), req.Prompt)
+	m.EndedAt, m.Error, m.UpdatedAt = nil, "", time.Now().UTC()
+	if err := activities.WriteTaskMeta(t.Home, m); err != nil {
+		return before, err
+	}
+	in := workflows.TaskInput{
+		Task: activities.TaskInput{ID: id, Specialist: m.Specialist, Prompt: req.Prompt, Repo: m.Repo, BaseCommit: req.BaseCommit,
+			Model: req.Model, ModelsFile: req.ModelsFile, UserSpecialists: req.Dirs.User,
+			Turn: m.Turns, Session: m.Session, Prior: horizon.Usage{Cost: m.Cost}},
+		Limits: req.Limits, PaidQueue: t.PaidQueue, Spend: t.Spend,
+	}
+	_, err = t.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                       wid,
+		TaskQueue:                t.TaskQueue,
+		StaticSummary:            fmt.Sprintf("task %s, follow-up (turn %d): %s", m.Specialist, m.Turns, oneLine(req.Prompt, 160)),
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		// Without it a running workflow of that ID would be returned as
+		// if this follow-up had started it.
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+	}, workflows.TaskWorkflowName, in)
+	if err != nil {
+		var started *serviceerror.WorkflowExecutionAlreadyStarted
+		if errors.As(err, &started) {
+			// Another follow-up started first: its metadata stands.
+			return before, fmt.Errorf("resume task %s: %w", id, ErrTaskRunning)
+		}
+		_ = activities.WriteTaskMeta(t.Home, before)
+		return before, fmt.Errorf("resume task %s: %w", id, err)
+	}
+	return m, nil
+}
+
+// awaitClosed waits (a little) for the task's last workflow to close: its
+// end is in the metadata a moment before the workflow completes. One that
+// does not close is still running; one the engine no longer has is closed.
+func (t Tasks) awaitClosed(ctx context.Context, wid string) error {
+	wctx, cancel := context.WithTimeout(ctx, closedWithin)
+	defer cancel()
+	err := t.Client.GetWorkflow(wctx, wid, "").Get(wctx, nil)
+	var (
+		ended *temporal.WorkflowExecutionError
+		nf    *serviceerror.NotFound
+	)
+	switch {
+	case err == nil, errors.As(err, &ended), errors.As(err, &nf):
+		return nil // closed: completed, failed, cancelled or long gone
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case wctx.Err() != nil:
+		return ErrTaskRunning
+	}
+	return err
 }
 
 // TaskSpecialist is the specialist a task named name would run: one that

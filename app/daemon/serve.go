@@ -336,7 +336,11 @@ func (l *lazySessions) server(ctx context.Context) (*agent.Server, error) {
 		return nil, err
 	}
 	confDir := filepath.Join(l.paths.OpenCode(), "config")
-	if err := agent.WriteAgentFiles(confDir); err != nil {
+	adv, err := advisorAgent(l.cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := agent.WriteAgentFilesWith(confDir, agent.Subagents{Advisor: adv}); err != nil {
 		return nil, err
 	}
 	if err := writeConsultConfig(confDir, l.cfg); err != nil {
@@ -352,6 +356,7 @@ func (l *lazySessions) server(ctx context.Context) (*agent.Server, error) {
 		LogPath:     l.paths.OpenCodeLog(),
 		PIDFile:     l.paths.AgentPIDs(),
 		Logger:      l.log,
+		Agents:      agent.Subagents{Advisor: adv},
 	})
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/horizon/horizon/activities"
@@ -39,7 +40,11 @@ func writeSpecialists(ctx context.Context, srv *agent.Server, confDir string, cf
 		return m, fmt.Errorf("materialise specialists: %w", err)
 	}
 	m = specialist.Materialise(set, lb, connected, cfg.Models.Default)
-	sub := agent.Subagents{Files: m.Files, Prefix: specialist.AgentPrefix, WorkerBrief: specialist.DelegationBrief(m.Delegates)}
+	adv, err := advisorAgent(cfg)
+	if err != nil {
+		return m, fmt.Errorf("materialise specialists: %w", err)
+	}
+	sub := agent.Subagents{Files: m.Files, Prefix: specialist.AgentPrefix, WorkerBrief: specialist.DelegationBrief(m.Delegates), Advisor: adv}
 	for _, d := range m.Delegates {
 		sub.Delegates = append(sub.Delegates, d.Agent)
 	}
@@ -47,4 +52,18 @@ func writeSpecialists(ctx context.Context, srv *agent.Server, confDir string, cf
 		return m, fmt.Errorf("materialise specialists: %w", err)
 	}
 	return m, nil
+}
+
+// advisorAgent is what advisor.tools, advisor.max_tool_steps and
+// advisor.system_prompt make of the advisor's agent file.
+func advisorAgent(cfg *config.Config) (agent.AdvisorAgent, error) {
+	a := agent.AdvisorAgent{Tools: cfg.Advisor.Tools, ToolSteps: cfg.Advisor.MaxToolSteps, Set: true}
+	if p := cfg.Advisor.SystemPrompt; p != "" {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return a, fmt.Errorf("advisor.system_prompt: %w", err)
+		}
+		a.Extra = string(b)
+	}
+	return a, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -32,8 +31,9 @@ const (
 // code and a few pages, not to loop on a fetch that keeps failing.
 const ResearcherSteps = 30
 
-// AdvisorSteps caps the advisor's model steps in its agent file, a
-// backstop: the activity enforces advisor.max_tool_steps itself.
+// AdvisorSteps caps the advisor's model steps in its default agent file;
+// the daemon writes advisor.max_tool_steps + 1 instead (AdvisorAgent),
+// and the watchdog checks the rounds a review took.
 const AdvisorSteps = 12
 
 // OpenCode agent files. They live in <config dir>/agent/<name>.md, and the
@@ -391,18 +391,7 @@ func yamlKey(k string) string {
 // for a server started with OPENCODE_CONFIG_DIR=<dir>. It is idempotent: a
 // file is rewritten (atomically) only when its content differs, so a running
 // server sees no spurious change.
-func WriteAgentFiles(dir string) error {
-	agentDir := filepath.Join(dir, "agent")
-	if err := os.MkdirAll(agentDir, 0o755); err != nil {
-		return fmt.Errorf("write agent files: %w", err)
-	}
-	for _, s := range agentSpecs {
-		if err := writeIfChanged(filepath.Join(agentDir, s.name+".md"), s.render()); err != nil {
-			return fmt.Errorf("write agent files: %w", err)
-		}
-	}
-	return nil
-}
+func WriteAgentFiles(dir string) error { return WriteAgentFilesWith(dir, Subagents{}) }
 
 // writeIfChanged writes content to path through a temporary file and a
 // rename, unless path already holds exactly content.

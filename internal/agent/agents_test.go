@@ -128,3 +128,36 @@ func TestAgentInfoAction(t *testing.T) {
 	require.Equal(t, "allow", a.Action("read", "config/.env.example"))
 	require.Equal(t, "ask", AgentInfo{}.Action("edit", "x"))
 }
+
+// advisor.tools, advisor.max_tool_steps and advisor.system_prompt shape
+// the advisor's agent file: only the tools given are allowed (never one
+// that edits, runs or fetches), OpenCode's steps are the tool rounds plus
+// the answer, and the person's instructions follow the protocol.
+func TestAdvisorAgentSettings(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, WriteAgentFilesWith(dir, Subagents{Advisor: AdvisorAgent{
+		Tools: []string{"read", "list"}, ToolSteps: 2, Set: true, Extra: "Look at the tests first.",
+	}}))
+	b, err := os.ReadFile(filepath.Join(dir, "agent", AgentAdvisor+".md"))
+	require.NoError(t, err)
+	f := string(b)
+	require.Contains(t, f, "steps: 3\n")
+	require.Contains(t, f, "  list: allow\n")
+	require.Contains(t, f, "  grep: deny\n")
+	require.Contains(t, f, "  glob: deny\n")
+	require.Contains(t, f, "  read:\n    \"*\": allow\n")
+	for _, k := range []string{"edit", "bash", "webfetch", "task"} {
+		require.Contains(t, f, "  "+k+": deny\n")
+	}
+	require.Contains(t, f, "## Your reviewer's instructions")
+	require.Less(t, strings.Index(f, "horizon-advice"), strings.Index(f, "Look at the tests first."), "the protocol comes first")
+
+	// The default file is unchanged by a zero AdvisorAgent.
+	def := t.TempDir()
+	require.NoError(t, WriteAgentFiles(def))
+	want, err := AgentFile(AgentAdvisor)
+	require.NoError(t, err)
+	got, err := os.ReadFile(filepath.Join(def, "agent", AgentAdvisor+".md"))
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got))
+}

@@ -61,6 +61,10 @@ type ServerOptions struct {
 	PIDFile     string   // "pid pgid" lines are appended here so a restarted daemon can reap orphans
 	Logger      zerolog.Logger
 
+	// Agents is what the agent files written to ConfigDir carry beyond
+	// horizon's defaults (the advisor's settings).
+	Agents Subagents
+
 	StartTimeout time.Duration // how long to wait for the server to answer (default 3m)
 	StopTimeout  time.Duration // SIGTERM → SIGKILL grace in Close (default 5s)
 }
@@ -149,7 +153,7 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 		return nil, fmt.Errorf("start opencode: %w", err)
 	}
 	if o.ConfigDir != "" {
-		if err := WriteAgentFiles(o.ConfigDir); err != nil {
+		if err := WriteAgentFilesWith(o.ConfigDir, o.Agents); err != nil {
 			return nil, fmt.Errorf("start opencode: %w", err)
 		}
 		if err := SeedConfigDeps(o.ConfigDir); err != nil {

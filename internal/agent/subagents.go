@@ -26,6 +26,52 @@ type Subagents struct {
 	// WorkerBrief is appended to the worker's prompt (the delegates and
 	// what each does).
 	WorkerBrief string
+	// Advisor shapes the advisor's agent file (advisor.tools,
+	// advisor.max_tool_steps, advisor.system_prompt); zero: the default.
+	Advisor AdvisorAgent
+}
+
+// AdvisorAgent is what the advisor.* settings change in the advisor's
+// agent file.
+type AdvisorAgent struct {
+	// Tools are the read-only tools the reviewer may use (some of read,
+	// grep, glob, list); nil: read, grep and glob.
+	Tools []string
+	// ToolSteps is advisor.max_tool_steps: the tool rounds one review may
+	// take. OpenCode counts them: the agent's steps are ToolSteps + 1,
+	// the last one the answer. 0 (with Set false): AdvisorSteps.
+	ToolSteps int
+	Set       bool
+	// Extra is advisor.system_prompt's text, added to the prompt under
+	// its own heading; the horizon-advice protocol stays.
+	Extra string
+}
+
+// apply changes the advisor's spec as a says.
+func (a AdvisorAgent) apply(spec agentSpec) agentSpec {
+	if a.Tools != nil {
+		ps := slices.Clone(readOnly)
+		for i := range ps {
+			switch ps[i].key {
+			case "read", "grep", "glob", "list":
+				ps[i] = permission{key: ps[i].key, action: "deny"}
+				if slices.Contains(a.Tools, ps[i].key) {
+					ps[i] = permission{key: ps[i].key, action: "allow"}
+					if ps[i].key == "read" {
+						ps[i] = readSafe
+					}
+				}
+			}
+		}
+		spec.permissions = ps
+	}
+	if a.Set {
+		spec.steps = a.ToolSteps + 1
+	}
+	if e := strings.TrimSpace(a.Extra); e != "" {
+		spec.prompt += "\n## Your reviewer's instructions\n\nThe person who runs horizon adds these; the protocol above still holds.\n\n" + e + "\n"
+	}
+	return spec
 }
 
 // WriteAgentFilesWith is WriteAgentFiles plus subagents: the extra agent
@@ -52,6 +98,9 @@ func WriteAgentFilesWith(dir string, s Subagents) error {
 	for _, spec := range agentSpecs {
 		if spec.name == AgentWorker {
 			spec = spec.withDelegates(s.Delegates, s.WorkerBrief)
+		}
+		if spec.name == AgentAdvisor {
+			spec = s.Advisor.apply(spec)
 		}
 		if err := writeIfChanged(filepath.Join(agentDir, spec.name+".md"), spec.render()); err != nil {
 			return fmt.Errorf("write agent files: %w", err)
