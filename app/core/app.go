@@ -463,6 +463,9 @@ type (
 // TaskCompleted is the status of a task that did its work.
 const TaskCompleted = activities.TaskCompleted
 
+// TaskTerminal reports whether a task's status is an end.
+func TaskTerminal(status string) bool { return activities.TaskTerminal(status) }
+
 // StartLoop starts a loop with the configured models and session limits;
 // it returns the loop's ID.
 func (a *App) StartLoop(ctx context.Context, req LoopRequest) (string, error) {
@@ -477,6 +480,14 @@ func (a *App) StartTask(ctx context.Context, req TaskRequest) (TaskMeta, error) 
 	req.Model, req.ModelsFile = a.cfg.Models.Default, a.cfg.Models.File
 	req.Limits = workflows.Limits{SessionTimeout: a.cfg.Agent.SessionTimeout, HeartbeatTimeout: a.cfg.Agent.HeartbeatTimeout}
 	return a.Tasks().Start(ctx, req)
+}
+
+// ResumeTask gives a task that has ended a follow-up, a new turn of its
+// session, with the configured models and session limits.
+func (a *App) ResumeTask(ctx context.Context, req TaskResumeRequest) (TaskMeta, error) {
+	req.Model, req.ModelsFile = a.cfg.Models.Default, a.cfg.Models.File
+	req.Limits = workflows.Limits{SessionTimeout: a.cfg.Agent.SessionTimeout, HeartbeatTimeout: a.cfg.Agent.HeartbeatTimeout}
+	return a.Tasks().Resume(ctx, req)
 }
 
 // TaskRecords reads the tasks' records and output without the engine

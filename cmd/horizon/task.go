@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -61,6 +62,17 @@ func (a *app) followTask(ctx context.Context, t core.Tasks, id string, asJSON bo
 	meta, err := t.Get(id)
 	if err != nil {
 		return err
+	}
+	// The end event is written just before the task's file: give the file
+	// a moment to say the same, and say what the stream said if it lags.
+	for deadline := time.Now().Add(10 * time.Second); ended != "" && !core.TaskTerminal(meta.Status) && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+		if meta, err = t.Get(id); err != nil {
+			return err
+		}
+	}
+	if ended != "" && !core.TaskTerminal(meta.Status) {
+		meta.Status = ended
 	}
 	if asJSON {
 		if err := json.NewEncoder(a.out).Encode(meta); err != nil {
