@@ -98,7 +98,14 @@ type AdvisorHeartbeat struct {
 	Records    []horizon.AdviceRecord
 	Usage      horizon.Usage
 	Woke       bool // WokeAfterReport
+	// Earlier is the rolling summary of the session's earlier reviews,
+	// a line each (the newest maxEarlier); Dropped counts older ones.
+	Earlier []string `json:",omitempty"`
+	Dropped int      `json:",omitempty"`
 }
+
+// maxEarlier is how many earlier reviews the rolling summary names.
+const maxEarlier = 12
 
 // advisorPoll is how often the watchdog reads the session when no event
 // woke it.
@@ -343,10 +350,12 @@ func turnEnded(msgs []agent.Message) bool {
 // drops the delta (fail-open).
 func (w *watchdog) review(ctx context.Context, msgs []agent.Message, ended bool) {
 	delta, last := reviewDelta(msgs, w.hb.Reviewed)
+	steps := deltaSteps(msgs, w.hb.Reviewed)
 	w.hb.Reviewed, w.hb.LastReview = last, w.hb.Boundaries
 	s := w.in.Settings
 	n := w.hb.State.Reviews + 1
-	prompt := reviewPrompt(ctx, w.in, n, delta)
+	prompt := reviewPrompt(ctx, w.in, n, delta, w.earlier())
+	defer func() { w.remember(n, steps) }()
 	rctx, cancel := context.WithTimeout(ctx, s.Timeout)
 	defer cancel()
 	rctx, stop := context.WithCancelCause(rctx)
@@ -577,9 +586,84 @@ func reviewDelta(msgs []agent.Message, after string) (string, string) {
 	return d, last
 }
 
+// earlier is the rolling summary for the next review's brief.
+func (w *watchdog) earlier() []string {
+	if len(w.hb.Earlier) == 0 {
+		return nil
+	}
+	out := slices.Clone(w.hb.Earlier)
+	if w.hb.Dropped > 0 {
+		out = append([]string{fmt.Sprintf("(%d earlier reviews not listed)", w.hb.Dropped)}, out...)
+	}
+	return out
+}
+
+// remember adds review n to the rolling summary: what the worker did in
+// its delta (steps) and what became of the review's notes.
+func (w *watchdog) remember(n int, steps string) {
+	var notes []string
+	for _, r := range w.hb.Records {
+		if r.Review != n || r.Note == "" {
+			continue
+		}
+		v := string(r.Verdict)
+		if r.Reached() {
+			v += " as " + string(r.Delivered)
+		}
+		notes = append(notes, fmt.Sprintf("%s %q", v, textio.Runes(r.Note, 80)))
+	}
+	line := fmt.Sprintf("review %d: %s", n, steps)
+	if len(notes) > 0 {
+		line += "; your notes: " + strings.Join(notes, ", ")
+	} else if slices.ContainsFunc(w.hb.Records, func(r horizon.AdviceRecord) bool { return r.Review == n && r.Verdict == horizon.AdviceFailed }) {
+		line += "; the review failed"
+	} else {
+		line += "; no notes"
+	}
+	w.hb.Earlier = append(w.hb.Earlier, line)
+	if len(w.hb.Earlier) > maxEarlier {
+		w.hb.Dropped += len(w.hb.Earlier) - maxEarlier
+		w.hb.Earlier = w.hb.Earlier[len(w.hb.Earlier)-maxEarlier:]
+	}
+}
+
+// deltaSteps is what the worker did since the message after, in words:
+// "3 steps (tools: edit ×2, read)".
+func deltaSteps(msgs []agent.Message, after string) string {
+	steps := 0
+	count := map[string]int{}
+	var order []string
+	for _, m := range msgs {
+		if (after != "" && m.ID <= after) || m.Advice != "" || m.Role != "assistant" {
+			continue
+		}
+		steps++
+		for _, t := range m.Tools {
+			if count[t] == 0 {
+				order = append(order, t)
+			}
+			count[t]++
+		}
+	}
+	out := horizon.Plural(steps, "step")
+	var tools []string
+	for _, t := range order {
+		if count[t] > 1 {
+			tools = append(tools, fmt.Sprintf("%s ×%d", t, count[t]))
+		} else {
+			tools = append(tools, t)
+		}
+	}
+	if len(tools) > 0 {
+		out += " (tools: " + strings.Join(tools, ", ") + ")"
+	}
+	return out
+}
+
 // reviewPrompt is a review's brief: the feature, facts horizon measured
-// (the lane's diff stat, the last gate's failing set) and the delta.
-func reviewPrompt(ctx context.Context, in AdvisorInput, n int, delta string) string {
+// (the lane's diff stat, the last gate's failing set), the rolling
+// summary of earlier reviews (earlier) and the delta.
+func reviewPrompt(ctx context.Context, in AdvisorInput, n int, delta string, earlier []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Review %d of the worker's session on feature %s (attempt %d).\n\n## The feature\n\n%s\n\n## Facts horizon measured\n\n", n, in.Feature, in.Attempt, strings.TrimSpace(in.Brief))
 	stat, err := git(ctx, in.Lane, append([]string{"diff", "--stat", in.BaseCommit, "--", "."}, excluded...)...)
@@ -599,6 +683,12 @@ func reviewPrompt(ctx context.Context, in AdvisorInput, n int, delta string) str
 		b.WriteString("\n")
 	} else {
 		b.WriteString("- no gate has run on this feature yet\n")
+	}
+	if len(earlier) > 0 {
+		b.WriteString("\n## Earlier in this session\n\nA summary of your earlier reviews; the worker's messages they covered are not repeated below.\n\n")
+		for _, l := range earlier {
+			fmt.Fprintf(&b, "- %s\n", l)
+		}
 	}
 	fmt.Fprintf(&b, "\n## What the worker did since your last review\n\n%s\nEnd with the horizon-advice block.\n", delta)
 	return b.String()

@@ -175,7 +175,8 @@ func TestAdvisorWatchDelivers(t *testing.T) {
 	require.True(t, strings.HasPrefix(f.delivered[0].Text, "[horizon advisor · blocker r1.1]"), f.delivered[0].Text)
 	require.Len(t, f.prompts, 3, "two reviews at boundaries and one of the turn's rest")
 	require.Contains(t, f.prompts[0], "Acceptance: Add(2, 3) == 5")
-	require.NotContains(t, f.prompts[2], "Add subtracts", "the advisor never reviews its own advice")
+	_, delta, _ := strings.Cut(f.prompts[2], "## What the worker did since your last review")
+	require.NotContains(t, delta, "Add subtracts", "the advisor never reviews its own advice (its rolling summary names its notes)")
 	require.InDelta(t, 0.003, out.Usage.Cost, 1e-9)
 	md, err := os.ReadFile(out.Transcript)
 	require.NoError(t, err)
@@ -361,4 +362,28 @@ func TestAdvisorMaxToolRounds(t *testing.T) {
 			require.Contains(t, out.Records[0].Reason, "the review used 4 tool rounds, more than advisor.max_tool_steps (3)")
 		}
 	}
+}
+
+// A review after the first carries a rolling summary of the earlier ones:
+// what the worker did in each and what became of its notes; the messages
+// they covered are not repeated.
+func TestAdvisorRollingSummary(t *testing.T) {
+	truth := `{"severity": "concern", "note": "Add subtracts", "evidence": {"file": "calc/add.go", "line": 4, "observed_fact": "` + "`return a - b`" + `"}}`
+	f := &fakeWorker{
+		msgs: []agent.Message{{ID: "m01", Role: "user", Text: "brief"}},
+		reads: [][]agent.Message{
+			{tool("m02", "read")}, {tool("m03", "edit")}, {tool("m04", "edit")},
+			{{ID: "m05", Role: "assistant", Completed: true, Finish: "stop", Text: "working m05"}},
+		},
+		reviews: []string{advice(truth)},
+	}
+	in := watchInput(t)
+	in.Settings.ReviewMode = "execution"
+	runWatch(t, f, in)
+	require.GreaterOrEqual(t, len(f.prompts), 2, "%q", f.prompts)
+	require.NotContains(t, f.prompts[0], "## Earlier in this session")
+	second := f.prompts[1]
+	require.Contains(t, second, "## Earlier in this session")
+	require.Contains(t, second, `- review 1: 2 steps (tools: read, edit); your notes: delivered as concern "Add subtracts"`)
+	require.NotContains(t, second, "working m02", "the earlier delta is summarised, not repeated")
 }
