@@ -101,6 +101,10 @@ func peopleRules(t *testing.T) []fakemodel.Rule {
 			}},
 		{Name: "auditor-f3-parts", When: []string{"# Audit (attempt", "Feature f3."},
 			Replies: []fakemodel.Reply{{Text: acceptAudit}}},
+		// The third attempt is under the research strategy: a researcher
+		// reads first (no network here: it fetches nothing).
+		{Name: "researcher-f3", When: []string{"# Research before attempt", "Feature f3:"},
+			Replies: []fakemodel.Reply{{Text: "length.sh counts bytes with wc -c; the test expects the empty string to print 0."}}},
 		{Name: "worker-f3-broken", When: []string{"# Task (attempt", "Feature f3:"}, Unless: []string{"# Decompose a feature"},
 			Replies: []fakemodel.Reply{
 				{ToolCalls: []fakemodel.ToolCall{write("lib/length.sh", lengthBroken), write("tests/test_length.sh", length.test)}},
@@ -226,7 +230,7 @@ func TestPlannedRunPeopleInTheLoop(t *testing.T) {
 		"lead-f3-f4-after-f1": 1,
 		"worker-f1-blocked":   1, "worker-f1-unblocked": 1, "auditor-f1-unblocked": 1,
 		"worker-f2-1": 1, "auditor-f2-accept": 1,
-		"worker-f3-broken": 3, "lead-decompose-f3": 1,
+		"worker-f3-broken": 3, "researcher-f3": 1, "lead-decompose-f3": 1,
 		"worker-f3.1": 1, "worker-f3.2": 1, "auditor-f3-parts": 2,
 		"worker-f4-1": 1, "auditor-f4-1": 1,
 	}, rules)
