@@ -130,20 +130,26 @@ func TestAdvisorExecutionMode(t *testing.T) {
 	require.Equal(t, horizon.StatusCompleted, s.Status, s.Reason)
 
 	var reviews []fakemodel.Request
-	sawNote := false
 	for _, r := range w.model.Requests() {
 		if r.Rule == "advisor-1" || r.Rule == "advisor-rest" {
 			reviews = append(reviews, r)
-		}
-		if r.Rule == "worker" && strings.Contains(r.LastUser, "add.sh has no check that it got two arguments") {
-			sawNote = true
 		}
 	}
 	require.NotEmpty(t, reviews)
 	require.Equal(t, "advisor-1", reviews[0].Rule)
 	require.Contains(t, reviews[0].LastUser, "(tools: write)", "the first review came after the write")
 	require.Contains(t, reviews[0].LastUser, "(tools: read)", "the reads before it are in its delta")
-	require.True(t, sawNote, "the worker's step after the review saw the concern")
+	// The concern is in the worker's session: a message of its own.
+	require.Len(t, s.Attempts, 1)
+	var note horizon.AdviceRecord
+	for _, r := range s.Attempts[0].Advice {
+		if r.ID == "r1.1" {
+			note = r
+		}
+	}
+	require.Equal(t, horizon.AdviceDelivered, note.Verdict, "%+v", s.Attempts[0].Advice)
+	require.True(t, note.Confirmed, "its unquoted code is on line 3 after the write")
+	require.NotEmpty(t, note.Message, "the session message that carried it")
 }
 
 // The watchdog on a real OpenCode session: the first review's blocker,
