@@ -89,6 +89,10 @@ type LoopActivationOutput struct {
 	// tokens: over the plan's ContextLimit, the session's occupancy.
 	Context int64
 	Resumed bool
+	// Moved says the session could not be continued on this worker (it
+	// lives in another worker's OpenCode store) and a fresh one took over
+	// ("session moved: old → new (...)"); empty otherwise.
+	Moved string `json:",omitempty"`
 }
 
 // LoopHeartbeat is an activation's heartbeat: the session, and which
@@ -118,6 +122,7 @@ type LoopEnd struct {
 	Cost        float64
 	Report      *horizon.Report
 	Error       string
+	Moves       []string `json:",omitempty"`
 }
 
 // LoopResult is LoopWorkflow's result, and `horizon loop --json`.
@@ -134,6 +139,10 @@ type LoopResult struct {
 	Cost        float64            `json:"cost"`
 	Report      *horizon.Report    `json:"report,omitempty"`
 	Error       string             `json:"error,omitempty"`
+	// Moves are the activations whose session could not be continued on
+	// the worker that ran them (a cluster: another worker's OpenCode
+	// store) and started afresh there, each as "session moved: ...".
+	Moves []string `json:"moves,omitempty"`
 	// Paused, while the loop waits at a spend ceiling, says why and how
 	// to raise it.
 	Paused string `json:"paused,omitempty"`
@@ -199,6 +208,28 @@ func (a *Activities) PrepareLoop(ctx context.Context, in LoopInput) (LoopPlan, e
 	return plan, nil
 }
 
+// sessionHere reports whether this worker's OpenCode knows session sid:
+// false only when it says it does not (a store it cannot read counts as
+// known, and the session's own run says what is wrong).
+func (a *Activities) sessionHere(ctx context.Context, dir, sid string) bool {
+	r, ok := a.Sessions.(interface {
+		Transcript(ctx context.Context, dir, sid string) ([]agent.Message, error)
+	})
+	if !ok {
+		return true
+	}
+	_, err := r.Transcript(ctx, dir, sid)
+	return err == nil || !agent.IsNotFound(err)
+}
+
+// movedLoop is an activation's move record ("" when it did not move).
+func movedLoop(old, new, why string) string {
+	if old == "" {
+		return ""
+	}
+	return fmt.Sprintf("session moved: %s → %s (%s); it started afresh, told what the lane holds", old, new, why)
+}
+
 // LoopActivation runs one activation: a turn of the loop's session (the
 // first creates it) with the brief as prompt, and the report it ends with.
 // A retry after a crash continues the heartbeated session and, when the
@@ -226,6 +257,19 @@ func (a *Activities) LoopActivation(ctx context.Context, in LoopActivationInput)
 	}
 	heart := startHeartbeat(ctx, beat)
 	defer heart.Stop()
+	// A session in another worker's OpenCode store cannot be continued
+	// here: a fresh one takes over, told what the lane already holds, and
+	// the loop's results say so.
+	moved, lost := "", hb.Worker
+	if sid != "" && (a.movedFrom(hb.SessionHeartbeat) || !a.sessionHere(ctx, in.Plan.Dir, sid)) {
+		if lost == "" || lost == a.Identity {
+			lost = "not in this worker's store"
+		} else {
+			lost = "worker " + lost + " lost"
+		}
+		moved, sid = sid, ""
+		in.Prompt = movedBrief(ctx, in.Prompt, in.Plan.Dir, in.Plan.Base, hb.SessionHeartbeat)
+	}
 	req := agent.SessionRequest{
 		Directory:       in.Plan.Dir,
 		Agent:           in.Plan.Agent,
@@ -259,6 +303,7 @@ func (a *Activities) LoopActivation(ctx context.Context, in LoopActivationInput)
 	}
 	out := LoopActivationOutput{
 		SessionID: res.SessionID, Resumed: res.Resumed, Context: res.Context,
+		Moved: movedLoop(moved, res.SessionID, lost),
 		Usage: horizon.Usage{Input: res.Usage.Input, Output: res.Usage.Output, Reasoning: res.Usage.Reasoning,
 			CacheRead: res.Usage.CacheRead, CacheWrite: res.Usage.CacheWrite, Cost: res.Usage.Cost},
 	}
@@ -302,7 +347,7 @@ func (a *Activities) CompactLoop(ctx context.Context, in LoopCompactInput) error
 func (a *Activities) FinishLoop(ctx context.Context, in LoopEnd) (LoopResult, error) {
 	defer keepAlive(ctx)()
 	res := LoopResult{Loop: in.Loop.ID, Status: in.Status, Session: in.SessionID, Model: in.Plan.Model, Role: in.Loop.Role,
-		Activations: in.Activations, Compactions: in.Compactions, Branch: in.Plan.Branch, Cost: in.Cost, Report: in.Report, Error: in.Error}
+		Activations: in.Activations, Compactions: in.Compactions, Branch: in.Plan.Branch, Cost: in.Cost, Report: in.Report, Error: in.Error, Moves: in.Moves}
 	if in.Plan.Branch == "" {
 		return res, nil // the lane was never made
 	}

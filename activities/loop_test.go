@@ -200,3 +200,50 @@ func TestPrepareLoopNeedsAContextWindow(t *testing.T) {
 	require.NoError(t, v.Get(&plan))
 	require.Equal(t, 32000, plan.ContextLimit)
 }
+
+// storeSessions is a worker's OpenCode that knows only the sessions in
+// known: another worker's session is a 404 here.
+type storeSessions struct {
+	*loopSessions
+	known map[string]bool
+}
+
+func (s *storeSessions) Transcript(_ context.Context, _, sid string) ([]agent.Message, error) {
+	if !s.known[sid] {
+		return nil, &agent.APIError{Method: "GET", Path: "/session/" + sid + "/message", StatusCode: 404, Body: "not found"}
+	}
+	return nil, nil
+}
+
+// An activation whose session lives in another worker's OpenCode store
+// (a cluster: the last activation ran elsewhere) starts a fresh session,
+// told what the lane holds, and says so; one this store knows continues.
+func TestLoopActivationMovesWhereTheStoreCannot(t *testing.T) {
+	h := newGitHarness(t)
+	sess := &storeSessions{loopSessions: &loopSessions{offers: offers{"fake/m"}, text: satisfiedText}, known: map[string]bool{"ses_1": true}}
+	h.a.Sessions = sess
+	in := loopInput(h)
+	v, err := h.env.ExecuteActivity(h.a.PrepareLoop, in)
+	require.NoError(t, err)
+	var plan LoopPlan
+	require.NoError(t, v.Get(&plan))
+	brief := horizon.LoopBrief{Loop: in.ID, Goal: in.Prompt, Activation: 2, Max: 5}.String()
+
+	v, err = h.env.ExecuteActivity(h.a.LoopActivation, LoopActivationInput{Loop: in, Plan: plan, SessionID: "ses_elsewhere", Activation: 2, Prompt: brief})
+	require.NoError(t, err)
+	var out LoopActivationOutput
+	require.NoError(t, v.Get(&out))
+	require.Empty(t, sess.reqs[0].ResumeSessionID, "a fresh session")
+	require.Contains(t, sess.reqs[0].Prompt, "Continuing work another worker started")
+	require.Equal(t, "session moved: ses_elsewhere → ses_1 (not in this worker's store); it started afresh, told what the lane holds", out.Moved)
+
+	_, err = h.env.ExecuteActivity(h.a.LoopActivation, LoopActivationInput{Loop: in, Plan: plan, SessionID: "ses_1", Activation: 3, Prompt: brief})
+	require.NoError(t, err)
+	require.Equal(t, "ses_1", sess.reqs[1].ResumeSessionID, "a session this store has is continued")
+
+	v, err = h.env.ExecuteActivity(h.a.FinishLoop, LoopEnd{Loop: in, Plan: plan, SessionID: "ses_1", Status: horizon.LoopSatisfied, Activations: 3, Moves: []string{out.Moved}})
+	require.NoError(t, err)
+	var res LoopResult
+	require.NoError(t, v.Get(&res))
+	require.Equal(t, []string{out.Moved}, res.Moves, "the loop's results count the move")
+}

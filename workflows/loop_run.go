@@ -132,7 +132,8 @@ func (r *loopRun) run(ctx workflow.Context) (activities.LoopResult, error) {
 	dctx, cancel := workflow.NewDisconnectedContext(ctx)
 	defer cancel()
 	end := activities.LoopEnd{Loop: r.in.Loop, Plan: r.plan, SessionID: r.state.Session, Status: status,
-		Activations: r.state.Activations, Compactions: r.state.Compactions, Cost: r.state.Cost, Report: r.state.Report, Error: r.state.Error}
+		Activations: r.state.Activations, Compactions: r.state.Compactions, Cost: r.state.Cost, Report: r.state.Report, Error: r.state.Error,
+		Moves: r.state.Moves}
 	res := r.state
 	if ferr := execute(dctx, gitOptions("finish "+id), a.FinishLoop, end, &res); ferr != nil {
 		log.Error("loop end not recorded", "Loop", id, "Error", ferr)
@@ -180,6 +181,7 @@ func (r *loopRun) activations(ctx workflow.Context) (horizon.LoopStatus, error) 
 			return "", err
 		}
 		r.state.Session, r.state.Activations, r.context, r.gate = out.SessionID, k, out.Context, nil
+		r.state.Moves = appendMoved(r.state.Moves, out.Moved)
 		r.state.Cost += out.Usage.Cost
 		r.state.Model = plan.Model
 		if out.ProtocolError != "" {
