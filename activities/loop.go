@@ -260,12 +260,12 @@ func (a *Activities) LoopActivation(ctx context.Context, in LoopActivationInput)
 	// A session in another worker's OpenCode store cannot be continued
 	// here: a fresh one takes over, told what the lane already holds, and
 	// the loop's results say so.
-	moved, lost := "", hb.Worker
-	if sid != "" && (a.movedFrom(hb.SessionHeartbeat) || !a.sessionHere(ctx, in.Plan.Dir, sid)) {
-		if lost == "" || lost == a.Identity {
-			lost = "not in this worker's store"
-		} else {
-			lost = "worker " + lost + " lost"
+	// (A daemon restarted on the same machine has a new identity but the
+	// same store: its session is continued.)
+	moved, lost := "", "not in this worker's store"
+	if sid != "" && !a.sessionHere(ctx, in.Plan.Dir, sid) {
+		if a.movedFrom(hb.SessionHeartbeat) {
+			lost = "worker " + hb.Worker + " lost"
 		}
 		moved, sid = sid, ""
 		in.Prompt = movedBrief(ctx, in.Prompt, in.Plan.Dir, in.Plan.Base, hb.SessionHeartbeat)
