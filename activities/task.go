@@ -90,17 +90,18 @@ func TaskTurnMarker(id string, n int) string {
 	return fmt.Sprintf("[horizon task %s: follow-up, turn %d]", id, n)
 }
 
-// taskEndEventID is the ID of a turn's end event: the stream writes each
+// TaskEndEventID is the ID of turn n's end event: the stream writes each
 // ID once, so every turn has its own.
-func taskEndEventID(turn int) string {
+func TaskEndEventID(turn int) string {
 	if turn > 1 {
 		return fmt.Sprintf("%s-%d", taskEndID, turn)
 	}
 	return taskEndID
 }
 
-// taskTurnEventID is the ID of the event that opens follow-up turn n.
-func taskTurnEventID(n int) string { return fmt.Sprintf("turn-%d", n) }
+// TaskTurnEventID is the ID of the stream's event that opens follow-up
+// turn n.
+func TaskTurnEventID(n int) string { return fmt.Sprintf("turn-%d", n) }
 
 // TaskPlan is how a task runs: decided once, by PrepareTask.
 type TaskPlan struct {
@@ -443,7 +444,7 @@ func (a *Activities) TaskSession(ctx context.Context, in TaskSessionInput) (Task
 	follow, marker := in.Task.FollowUp(), ""
 	if follow {
 		marker = TaskTurnMarker(in.Task.ID, in.Task.Turn)
-		ev := TaskEvent{Time: time.Now().UTC(), Part: agent.Part{ID: taskTurnEventID(in.Task.Turn), Role: "user", Type: "turn", Text: in.Task.Prompt}}
+		ev := TaskEvent{Time: time.Now().UTC(), Part: agent.Part{ID: TaskTurnEventID(in.Task.Turn), Role: "user", Type: "turn", Text: in.Task.Prompt}}
 		if err := stream.Write(ev); err != nil {
 			return TaskSessionOutput{}, err
 		}
@@ -596,7 +597,7 @@ func (a *Activities) FinishTask(ctx context.Context, in TaskEnd) (TaskResult, er
 		return res, err
 	}
 	defer stream.Close()
-	if err := stream.Write(TaskEvent{Time: time.Now().UTC(), Part: agent.Part{ID: taskEndEventID(in.Task.Turn), Type: "end", Status: in.Status, Text: in.Error}}); err != nil {
+	if err := stream.Write(TaskEvent{Time: time.Now().UTC(), Part: agent.Part{ID: TaskEndEventID(in.Task.Turn), Type: "end", Status: in.Status, Text: in.Error}}); err != nil {
 		return res, err
 	}
 	err = a.updateTaskMeta(in.Task, func(m *TaskMeta) {

@@ -5,15 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/agent"
 )
 
@@ -258,4 +261,200 @@ func (k knows) Agents(context.Context, string) ([]agent.AgentInfo, error) {
 		out = append(out, agent.AgentInfo{Name: n})
 	}
 	return out, nil
+}
+
+// transcripts is a Sessions that can read a session's transcript, or
+// fails to with err.
+type transcripts struct {
+	*scriptedSessions
+	err  error
+	read []string // the sessions asked for, as "dir sid"
+}
+
+func (s *transcripts) Transcript(_ context.Context, dir, sid string) ([]agent.Message, error) {
+	s.read = append(s.read, dir+" "+sid)
+	if s.err != nil {
+		return nil, s.err
+	}
+	return []agent.Message{{Role: "user", Text: "look around"}, {Role: "assistant", Text: "done"}}, nil
+}
+
+// spendKeys reads today's spend ledger: cost per key.
+func spendKeys(t *testing.T, a *Activities) map[string]float64 {
+	t.Helper()
+	b, err := os.ReadFile(a.spendFile(time.Now()))
+	require.NoError(t, err)
+	out := map[string]float64{}
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r spendRecord
+		require.NoError(t, json.Unmarshal([]byte(l), &r), l)
+		_, dup := out[r.Key]
+		require.False(t, dup, "key %s recorded twice", r.Key)
+		out[r.Key] = r.Cost
+	}
+	return out
+}
+
+// A follow-up continues the task's session with a new turn: the stream
+// gets the turn's event, the session's new parts (the prompt without the
+// turn's marker) and the turn's own end, each once also across a retry;
+// the session is asked for a turn by its marker, so a retry after a
+// crash never prompts it twice; the ledger gets the turn's cost under
+// its own key, the metadata the session's total.
+func TestTaskFollowUpContinuesTheSession(t *testing.T) {
+	h := newGitHarness(t)
+	sess := &scriptedSessions{offers: offers{"fake/m"}}
+	ts := &transcripts{scriptedSessions: sess}
+	h.a.Sessions = ts
+	in := taskInput(h, "t1", "explorer")
+	run := func(in TaskInput) (TaskPlan, TaskSessionOutput, TaskResult) {
+		t.Helper()
+		v, err := h.env.ExecuteActivity(h.a.PrepareTask, in)
+		require.NoError(t, err)
+		var plan TaskPlan
+		require.NoError(t, v.Get(&plan))
+		v, err = h.env.ExecuteActivity(h.a.TaskSession, TaskSessionInput{Task: in, Plan: plan})
+		require.NoError(t, err)
+		var out TaskSessionOutput
+		require.NoError(t, v.Get(&out))
+		v, err = h.env.ExecuteActivity(h.a.FinishTask, TaskEnd{Task: in, Plan: plan, Session: out, Status: TaskCompleted})
+		require.NoError(t, err)
+		var res TaskResult
+		require.NoError(t, v.Get(&res))
+		return plan, out, res
+	}
+	sess.parts = []agent.Part{{ID: "prt_1", Role: "user", Type: "text", Text: "look around"}, {ID: "prt_2", Role: "assistant", Type: "text", Text: "done"}}
+	run(in)
+	require.Empty(t, ts.read, "a first turn has no session to check")
+
+	follow := in
+	follow.Turn, follow.Session, follow.Prompt, follow.Prior = 2, "ses_1", "and the tests?", horizon.Usage{Cost: 0.5}
+	marker := TaskTurnMarker("t1", 2)
+	sess.parts = append(sess.parts, agent.Part{ID: "prt_3", Role: "user", Type: "text", Text: marker + "\n\nand the tests?"},
+		agent.Part{ID: "prt_4", Role: "assistant", Type: "text", Text: "none"})
+	plan, out, res := run(follow)
+	require.Equal(t, []string{h.repo + " ses_1"}, ts.read, "the session is checked in the repository")
+	req := sess.reqs[len(sess.reqs)-1]
+	require.Equal(t, "ses_1", req.ResumeSessionID)
+	require.Equal(t, marker, req.Turn)
+	require.Equal(t, marker+"\n\nand the tests?", req.Prompt)
+	require.Equal(t, "ses_1", out.SessionID)
+	require.Equal(t, 1.0, out.Usage.Cost, "the session's total: the first turn's 0.5 and this one's")
+	require.Equal(t, TaskResult{ID: "t1", Status: TaskCompleted, Session: "ses_1", Model: "fake/m"}, res)
+
+	// A retry (after a crash) of the session and the finish adds nothing.
+	h.env.SetHeartbeatDetails(SessionHeartbeat{SessionID: "ses_1"})
+	_, err := h.env.ExecuteActivity(h.a.TaskSession, TaskSessionInput{Task: follow, Plan: plan})
+	require.NoError(t, err)
+	require.Equal(t, marker, sess.reqs[len(sess.reqs)-1].Turn, "a retry finds the turn by its marker")
+	_, err = h.env.ExecuteActivity(h.a.FinishTask, TaskEnd{Task: follow, Plan: plan, Session: out, Status: TaskCompleted})
+	require.NoError(t, err)
+
+	path := TaskOutputPath(h.a.Home, "t1")
+	require.Equal(t, []string{"prt_1", "prt_2", "end", "turn-2", "prt_3", "prt_4", "end-2"}, streamIDs(t, path))
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NotContains(t, string(b), marker, "the marker is for the session, not the stream")
+	var turn TaskEvent
+	require.NoError(t, json.Unmarshal([]byte(strings.Split(string(b), "\n")[3]), &turn))
+	require.Equal(t, agent.Part{ID: "turn-2", Role: "user", Type: "turn", Text: "and the tests?"}, turn.Part)
+
+	m, err := ReadTaskMeta(h.a.Home, "t1")
+	require.NoError(t, err)
+	require.Equal(t, TaskCompleted, m.Status)
+	require.Equal(t, 1.0, m.Cost)
+	require.Equal(t, "look around", m.Prompt)
+	require.Equal(t, map[string]float64{"task/t1": 0.5, "task/t1/turn-2": 0.5}, spendKeys(t, h.a))
+}
+
+// A follow-up whose session OpenCode no longer has is refused at once, as
+// bad input that says so, before any lane is made; not being able to ask
+// OpenCode is retried; a follow-up without a session is bad input.
+func TestPrepareTaskRefusesGoneSession(t *testing.T) {
+	h := newGitHarness(t)
+	ts := &transcripts{scriptedSessions: &scriptedSessions{offers: offers{"fake/m"}}}
+	h.a.Sessions = ts
+	follow := taskInput(h, "t4", "worker")
+	follow.Turn, follow.Session, follow.Prompt = 2, "ses_gone", "more"
+
+	ts.err = fmt.Errorf("read: %w", &agent.APIError{Method: "GET", Path: "/session/ses_gone/message", StatusCode: 404, Body: `{"name":"NotFoundError"}`})
+	require.True(t, agent.IsNotFound(ts.err))
+	_, err := h.env.ExecuteActivity(h.a.PrepareTask, follow)
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	require.Equal(t, ErrTypeBadInput, app.Type())
+	require.True(t, app.NonRetryable())
+	require.ErrorContains(t, err, "task t4: its session ses_gone cannot be continued: OpenCode no longer has it; start a new task with `horizon task run`")
+	require.NoDirExists(t, h.a.taskLaneDir("t4"), "no lane is made for a follow-up that cannot run")
+
+	ts.err = &agent.APIError{Method: "GET", Path: "/session/ses_gone/message", StatusCode: 500, Body: "busy"}
+	_, err = h.env.ExecuteActivity(h.a.PrepareTask, follow)
+	require.Error(t, err)
+	if errors.As(err, &app) {
+		require.False(t, app.NonRetryable(), "an OpenCode that does not answer is retried")
+	}
+
+	follow.Session = ""
+	ts.err = nil
+	_, err = h.env.ExecuteActivity(h.a.PrepareTask, follow)
+	require.ErrorAs(t, err, &app)
+	require.Equal(t, ErrTypeBadInput, app.Type())
+	require.ErrorContains(t, err, "has no session to continue")
+}
+
+// An editing task's follow-up works on its branch's tip (not the base the
+// first turn was cut at), commits what it changed there as its own
+// commit, and a follow-up that changes nothing keeps the branch's commit.
+func TestTaskFollowUpCommitsOnItsBranch(t *testing.T) {
+	h := newGitHarness(t)
+	h.a.Sessions = &scriptedSessions{offers: offers{"fake/m"}}
+	in := taskInput(h, "t5", "worker")
+	turn := func(in TaskInput, write string) TaskResult {
+		t.Helper()
+		v, err := h.env.ExecuteActivity(h.a.PrepareTask, in)
+		require.NoError(t, err)
+		var plan TaskPlan
+		require.NoError(t, v.Get(&plan))
+		if write != "" {
+			h.write(plan.Dir, write, write+"\n")
+		}
+		v, err = h.env.ExecuteActivity(h.a.FinishTask, TaskEnd{Task: in, Plan: plan, Session: TaskSessionOutput{SessionID: "ses_5"}, Status: TaskCompleted})
+		require.NoError(t, err)
+		var res TaskResult
+		require.NoError(t, v.Get(&res))
+		return res
+	}
+	first := turn(in, "NOTES.md")
+	require.NotEmpty(t, first.Commit)
+
+	// The user's branch moved on meanwhile: the follow-up still builds
+	// on the task's branch.
+	h.write(h.repo, "OTHER.md", "other\n")
+	h.git(h.repo, "add", ".")
+	h.git(h.repo, "commit", "-q", "-m", "other")
+	follow := in
+	follow.Turn, follow.Session, follow.Prompt, follow.BaseCommit = 2, "ses_5", "and MORE.md", h.git(h.repo, "rev-parse", "HEAD")
+	v, err := h.env.ExecuteActivity(h.a.PrepareTask, follow)
+	require.NoError(t, err)
+	var plan TaskPlan
+	require.NoError(t, v.Get(&plan))
+	require.Equal(t, first.Commit, plan.Base)
+	require.Equal(t, first.Commit, h.git(plan.Dir, "rev-parse", "HEAD"))
+	require.FileExists(t, filepath.Join(plan.Dir, "NOTES.md"))
+	require.NoFileExists(t, filepath.Join(plan.Dir, "OTHER.md"))
+
+	second := turn(follow, "MORE.md")
+	require.NotEqual(t, first.Commit, second.Commit)
+	require.Equal(t, first.Commit, h.git(h.repo, "rev-parse", second.Commit+"^"))
+	require.Contains(t, h.git(h.repo, "log", "-1", "--format=%B", "horizon/task-t5"), "follow-up (turn 2)")
+	require.Equal(t, "2", h.git(h.repo, "rev-list", "--count", h.base+"..horizon/task-t5"))
+
+	third := follow
+	third.Turn, third.Prompt = 3, "anything else?"
+	res := turn(third, "")
+	require.Equal(t, second.Commit, res.Commit, "a follow-up that changed nothing keeps the branch's commit")
+	m, err := ReadTaskMeta(h.a.Home, "t5")
+	require.NoError(t, err)
+	require.Equal(t, second.Commit, m.Commit)
+	require.Equal(t, []string{"end", "end-2", "end-3"}, streamIDs(t, TaskOutputPath(h.a.Home, "t5")))
 }

@@ -17,7 +17,8 @@ import (
 // a FeatureWorkflow child, a supervisor that started its runs as
 // PlannedRunWorkflow (supervisor-run-kinds-*.json) and its decomposition
 // (PlanWorkflow), the schedules' DecomposeWorkflow and DailyPassWorkflow,
-// a background task's TaskWorkflow continued after a daemon crash, and a
+// a background task's TaskWorkflow continued after a daemon crash and a
+// follow-up's (task-follow-up-after-crash.json) continued after one, and a
 // LoopWorkflow that compacted its session once. The histories recorded
 // before each kind of run had its own type stay as they were: RunWorkflow
 // with and without Planned (run-*.json, planned-run-two-milestones.json,

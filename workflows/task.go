@@ -33,6 +33,9 @@ const FailureTaskFailed = "TaskFailed"
 // after a crash), FinishTask (the lane committed on its branch, the
 // stream's end, the metadata's status). Cancelling the workflow cancels
 // the session activity, which aborts the session; FinishTask still runs.
+// A follow-up (`horizon task resume`) is the same workflow again under the
+// same ID, its TaskInput naming the turn and the session to continue: the
+// activities tell the turns apart, the workflow's steps are the same.
 func TaskWorkflow(ctx workflow.Context, in TaskInput) (activities.TaskResult, error) {
 	limits := in.Limits.withDefaults()
 	log := workflow.GetLogger(ctx)

@@ -43,8 +43,19 @@ func (e *TaskNotFoundError) Error() string {
 // ErrTaskEnded: stop was asked of a task that has ended.
 var ErrTaskEnded = errors.New("the task has ended")
 
-// ErrTaskRunning: a follow-up was asked of a task that has not ended.
-var ErrTaskRunning = errors.New("the task is still running: wait for it (`horizon task output ID --follow`) or stop it (`horizon task stop ID`), then resume it")
+// ErrTaskRunning matches every *TaskRunningError with errors.Is.
+var ErrTaskRunning = errors.New("the task is still running")
+
+// TaskRunningError refuses a follow-up to a task that has not ended.
+type TaskRunningError struct{ ID, Status string }
+
+func (e *TaskRunningError) Error() string {
+	return fmt.Sprintf("task %s is still running (%s): wait for it (`horizon task output %s --follow`) or stop it (`horizon task stop %s`), then resume it",
+		e.ID, e.Status, e.ID, e.ID)
+}
+
+// Is makes errors.Is(err, ErrTaskRunning) true.
+func (e *TaskRunningError) Is(target error) bool { return target == ErrTaskRunning }
 
 // ErrTaskNoSession: a follow-up was asked of a task that never had a
 // session (it failed before OpenCode opened one).
@@ -94,7 +105,7 @@ func (t Tasks) Start(ctx context.Context, req TaskRequest) (activities.TaskMeta,
 	}
 	id := NewTaskID()
 	meta := activities.TaskMeta{ID: id, Status: activities.TaskPending, Specialist: sp.Name, Repo: req.Repo, Prompt: req.Prompt,
-		CreatedAt: time.Now().UTC()}
+		Turns: 1, CreatedAt: time.Now().UTC()}
 	meta.UpdatedAt = meta.CreatedAt
 	if !sp.ReadOnly() {
 		meta.Branch = activities.TaskBranch(id)
@@ -146,13 +157,19 @@ func (t Tasks) CanResume(id, prompt string) (activities.TaskMeta, error) {
 		return m, err
 	}
 	if !activities.TaskTerminal(m.Status) {
-		return m, fmt.Errorf("resume task %s (%s): %w", id, m.Status, ErrTaskRunning)
+		return m, &TaskRunningError{ID: id, Status: m.Status}
 	}
 	if m.Session == "" {
 		return m, fmt.Errorf("resume task %s: %w", id, ErrTaskNoSession)
 	}
 	return m, nil
 }
+
+// TaskTurnEventID and TaskEndEventID are the IDs of the stream's events
+// that open follow-up turn n and end turn n: following a resumed task
+// starts at the first of them it finds.
+func TaskTurnEventID(n int) string { return activities.TaskTurnEventID(n) }
+func TaskEndEventID(n int) string  { return activities.TaskEndEventID(n) }
 
 // closedWithin is how long Resume waits for the workflow of a task whose
 // end is recorded to close: FinishTask writes the end just before it does.
@@ -171,6 +188,9 @@ func (t Tasks) Resume(ctx context.Context, req TaskResumeRequest) (activities.Ta
 	}
 	id, wid := before.ID, workflows.TaskWorkflowID(before.ID)
 	if err := t.awaitClosed(ctx, wid); err != nil {
+		if errors.Is(err, ErrTaskRunning) {
+			return before, &TaskRunningError{ID: id, Status: "its workflow has not closed"}
+		}
 		return before, fmt.Errorf("resume task %s: %w", id, err)
 	}
 	m := before
@@ -200,7 +220,7 @@ func (t Tasks) Resume(ctx context.Context, req TaskResumeRequest) (activities.Ta
 		var started *serviceerror.WorkflowExecutionAlreadyStarted
 		if errors.As(err, &started) {
 			// Another follow-up started first: its metadata stands.
-			return before, fmt.Errorf("resume task %s: %w", id, ErrTaskRunning)
+			return before, &TaskRunningError{ID: id, Status: "another follow-up started"}
 		}
 		_ = activities.WriteTaskMeta(t.Home, before)
 		return before, fmt.Errorf("resume task %s: %w", id, err)
@@ -324,9 +344,12 @@ func (t Tasks) Stop(ctx context.Context, id string) error {
 // followEvery is how often Output looks for more of a running task.
 const followEvery = 200 * time.Millisecond
 
-// Output calls emit for each event of the task's stream in order. With
-// follow it waits for more until the task's end event; ctx ending stops
-// it with ctx's error (Ctrl-C detaches: the task goes on).
+// Output calls emit for each event of the task's stream in order, every
+// turn's. With follow it waits for more until the task has ended: its
+// metadata says so and nothing is left to read, which is at its last
+// turn's end event (an end event alone is not the end: a follow-up may
+// come after it). ctx ending stops it with ctx's error (Ctrl-C detaches:
+// the task goes on).
 func (t Tasks) Output(ctx context.Context, id string, follow bool, emit func(activities.TaskEvent) error) error {
 	if _, err := t.Get(id); err != nil {
 		return err
@@ -343,21 +366,20 @@ func (t Tasks) Output(ctx context.Context, id string, follow bool, emit func(act
 		case err != nil:
 			return fmt.Errorf("task output %s: %w", path, err)
 		default:
-			ended, n, rest, err := readEvents(f, off, pending, emit)
+			n, rest, err := readEvents(f, off, pending, emit)
 			f.Close()
 			if err != nil {
 				return err
 			}
 			off, pending = n, rest
-			if ended {
-				return nil
-			}
 		}
 		if !follow {
 			return nil
 		}
+		// The metadata turns terminal after the end event is written
+		// (FinishTask writes the stream first), and pending again before a
+		// follow-up starts: terminal with nothing unread is the end.
 		if m, err := t.Get(id); err == nil && activities.TaskTerminal(m.Status) && len(pending) == 0 {
-			// Ended without an end event: nothing more will come.
 			if fi, err := os.Stat(path); err != nil || fi.Size() <= off {
 				return nil
 			}
@@ -371,30 +393,27 @@ func (t Tasks) Output(ctx context.Context, id string, follow bool, emit func(act
 }
 
 // readEvents emits the whole lines of f from off (pending is an
-// unfinished line read before) and returns the new offset, what remains of
-// an unfinished line, and whether the end event was seen.
-func readEvents(f *os.File, off int64, pending []byte, emit func(activities.TaskEvent) error) (bool, int64, []byte, error) {
+// unfinished line read before) and returns the new offset and what remains
+// of an unfinished line.
+func readEvents(f *os.File, off int64, pending []byte, emit func(activities.TaskEvent) error) (int64, []byte, error) {
 	if _, err := f.Seek(off, io.SeekStart); err != nil {
-		return false, off, pending, fmt.Errorf("task output: %w", err)
+		return off, pending, fmt.Errorf("task output: %w", err)
 	}
 	rd := bufio.NewReader(f)
 	for {
 		line, err := rd.ReadBytes('\n')
 		off += int64(len(line))
 		if err != nil {
-			return false, off, append(pending, line...), nil
+			return off, append(pending, line...), nil
 		}
 		line = append(pending, line...)
 		pending = nil
 		var ev activities.TaskEvent
 		if jerr := json.Unmarshal(line, &ev); jerr != nil {
-			return false, off, nil, fmt.Errorf("task output %s: line at byte %d: %w", filepath.Base(f.Name()), off-int64(len(line)), jerr)
+			return off, nil, fmt.Errorf("task output %s: line at byte %d: %w", filepath.Base(f.Name()), off-int64(len(line)), jerr)
 		}
 		if err := emit(ev); err != nil {
-			return false, off, nil, err
-		}
-		if ev.Type == "end" {
-			return true, off, nil, nil
+			return off, nil, err
 		}
 	}
 }

@@ -22,7 +22,7 @@ import (
 // session each.
 func newTaskCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "task run|list|output|stop",
+		Use:   "task run|resume|list|output|stop",
 		Short: "Run a specialist as a durable background task, and follow or stop it",
 		Long: `A task is one specialist's OpenCode session run by the engine: it survives a
 crash of the daemon and continues, after ` + "`horizon resume`" + `, in the same session.
@@ -30,15 +30,21 @@ Its output goes to $HORIZON_HOME/tasks/<id>.ndjson (each event once), its
 status, specialist, model and session to <id>.json.
 
 A read-only specialist works in the repository itself; one that may edit works
-in a lane (a git worktree) and leaves its change on branch horizon/task-<id>.`,
-		Args: subcommandArgs("run, list, output or stop"),
+in a lane (a git worktree) and leaves its change on branch horizon/task-<id>.
+
+A task that has ended takes follow-ups: ` + "`horizon task resume ID \"<follow-up>\"`" + ` prompts
+its session again, as durably as the first time; the output stream goes on
+with the new turn.`,
+		Args: subcommandArgs("run, resume, list, output or stop"),
 	}
-	cmd.AddCommand(newTaskRunCmd(a, nil), newTaskListCmd(a, nil), newTaskOutputCmd(a, nil), newTaskStopCmd(a, nil))
+	cmd.AddCommand(newTaskRunCmd(a, nil), newTaskResumeCmd(a, nil), newTaskListCmd(a, nil), newTaskOutputCmd(a, nil), newTaskStopCmd(a, nil))
 	return cmd
 }
 
-// followTask prints a task's output until it ends; Ctrl-C detaches.
-func (a *app) followTask(ctx context.Context, t core.Tasks, id string, asJSON bool) error {
+// followTask prints a task's output until it ends; Ctrl-C detaches. With
+// turn > 1 (a follow-up) it starts at that turn's first event: its turn
+// event, or its end when the turn failed before its session.
+func (a *app) followTask(ctx context.Context, t core.Tasks, id string, asJSON bool, turn int) error {
 	fctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	progress := a.out
@@ -47,6 +53,12 @@ func (a *app) followTask(ctx context.Context, t core.Tasks, id string, asJSON bo
 	}
 	ended := "" // the stream's own last word: the task's file may lag it
 	err := t.Output(fctx, id, true, func(ev core.TaskEvent) error {
+		if turn > 1 {
+			if ev.ID != core.TaskTurnEventID(turn) && ev.ID != core.TaskEndEventID(turn) {
+				return nil // an earlier turn's
+			}
+			turn = 0
+		}
 		if ev.Type == "end" {
 			ended = ev.Status
 		}
@@ -99,6 +111,8 @@ func printTaskEvent(w io.Writer, ev core.TaskEvent) error {
 		_, err = fmt.Fprintf(w, "[thinking] %s\n", strings.TrimRight(ev.Text, "\n"))
 	case "tool":
 		_, err = fmt.Fprintf(w, "[tool] %s %s %s\n", ev.Tool, ev.Status, oneLine(string(ev.Input), 160))
+	case "turn":
+		_, err = fmt.Fprintf(w, "── follow-up (turn %s): %s\n", strings.TrimPrefix(ev.ID, "turn-"), oneLine(ev.Text, 400))
 	case "end":
 		_, err = fmt.Fprintf(w, "[end] %s %s\n", ev.Status, ev.Text)
 	}
@@ -112,7 +126,8 @@ func taskError(err error) error {
 	var me *specialist.ManifestError
 	switch {
 	case errors.As(err, &nf), errors.As(err, &ps), errors.As(err, &me),
-		errors.Is(err, core.ErrTaskEnded), errors.Is(err, core.ErrEmptyPrompt), errors.Is(err, specialist.ErrNotFound):
+		errors.Is(err, core.ErrTaskEnded), errors.Is(err, core.ErrEmptyPrompt), errors.Is(err, specialist.ErrNotFound),
+		errors.Is(err, core.ErrTaskRunning), errors.Is(err, core.ErrTaskNoSession):
 		return usageError{err}
 	}
 	return err

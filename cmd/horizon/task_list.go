@@ -29,7 +29,7 @@ func newTaskListCmd(a *app, runF func(context.Context, *taskListOptions) error) 
 			return taskList(o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.json, "json", false, "print a JSON array of {id, status, specialist, agent, model, session, repo, dir, branch, commit, prompt, cost, error, created_at, started_at, updated_at, ended_at}")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print a JSON array of {id, status, specialist, agent, model, session, repo, dir, branch, commit, prompt, turns, follow_ups, cost, error, created_at, started_at, updated_at, ended_at}")
 	return cmd
 }
 
@@ -50,9 +50,9 @@ func taskList(o *taskListOptions) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATUS\tSPECIALIST\tMODEL\tSTARTED\tPROMPT")
+	fmt.Fprintln(tw, "ID\tSTATUS\tSPECIALIST\tMODEL\tTURNS\tSTARTED\tPROMPT")
 	for _, m := range ts {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.ID, m.Status, m.Specialist, orDash(m.Model), m.CreatedAt.Local().Format(time.DateTime), oneLine(m.Prompt, 50))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", m.ID, m.Status, m.Specialist, orDash(m.Model), max(m.Turns, 1), m.CreatedAt.Local().Format(time.DateTime), oneLine(m.Prompt, 50))
 	}
 	return tw.Flush()
 }

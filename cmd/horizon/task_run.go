@@ -69,6 +69,6 @@ func taskRun(ctx context.Context, o *taskRunOptions) error {
 			return nil
 		}
 		fmt.Fprintf(a.errOut, "task %s started (%s); Ctrl-C stops following, the task goes on\n", meta.ID, meta.Specialist)
-		return a.followTask(ctx, h.Tasks(), meta.ID, o.json)
+		return a.followTask(ctx, h.Tasks(), meta.ID, o.json, 0)
 	})
 }

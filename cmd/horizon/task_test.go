@@ -26,6 +26,18 @@ func TestTaskFlags(t *testing.T) {
 		{name: "blank prompt", args: []string{"explorer", "  "}, err: "the prompt is empty"},
 		{name: "unknown flag", args: []string{"--detach", "explorer", "x"}, err: "unknown flag: --detach"},
 	})
+	testFlags(t, newTaskResumeCmd, []flagCase[taskResumeOptions]{
+		{name: "follows by default", args: []string{"t1", "and", "the", "tests?"},
+			want: taskResumeOptions{id: "t1", prompt: "and the tests?"}},
+		{name: "background and json", args: []string{"-b", "--json", "t1", "  more  "},
+			want: taskResumeOptions{id: "t1", prompt: "more", background: true, json: true}},
+		{name: "long background", args: []string{"t1", "--background", "more"},
+			want: taskResumeOptions{id: "t1", prompt: "more", background: true}},
+		{name: "no follow-up", args: []string{"t1"}, err: "takes at least 2 arguments"},
+		{name: "blank follow-up", args: []string{"t1", " "}, err: "the prompt is empty"},
+		{name: "not an ID", args: []string{"../server", "more"}, err: "is not a task ID"},
+		{name: "unknown flag", args: []string{"--detach", "t1", "x"}, err: "unknown flag: --detach"},
+	})
 	testFlags(t, newTaskListCmd, []flagCase[taskListOptions]{
 		{name: "text", args: nil, want: taskListOptions{}},
 		{name: "json", args: []string{"--json"}, want: taskListOptions{json: true}},
@@ -143,5 +155,61 @@ func TestTaskRunRefusesBadSpecialist(t *testing.T) {
 	code, _, errOut = runCLI(t, "task", "run", "mine", "--repo", repo, "look")
 	require.Equal(t, ExitUsage, code)
 	require.Contains(t, errOut, "specialist mine is a project specialist")
+	require.NoFileExists(t, os.Getenv("HORIZON_HOME")+"/server.pid", "no daemon was started")
+}
+
+// A resumed task's output shows each turn: the follow-up's turn event is
+// a header line, and each turn its end; `task list` counts the turns.
+func TestTaskOutputShowsTurns(t *testing.T) {
+	t.Setenv("HORIZON_HOME", t.TempDir())
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	writeTask(t, activities.TaskMeta{ID: "20261201-100000-cccccc", Status: activities.TaskCompleted, Specialist: "explorer",
+		Model: "fake/m", Session: "ses_1", Prompt: "where?", Turns: 2, FollowUps: []string{"and why?"}, CreatedAt: at, UpdatedAt: at},
+		activities.TaskEvent{Time: at, Part: agent.Part{ID: "prt_1", Role: "user", Type: "text", Text: "where?"}},
+		activities.TaskEvent{Time: at, Part: agent.Part{ID: "prt_2", Role: "assistant", Type: "text", Text: "In a.go."}},
+		activities.TaskEvent{Time: at, Part: agent.Part{ID: "end", Type: "end", Status: activities.TaskCompleted}},
+		activities.TaskEvent{Time: at, Part: agent.Part{ID: "turn-2", Role: "user", Type: "turn", Text: "and\nwhy?"}},
+		activities.TaskEvent{Time: at, Part: agent.Part{ID: "prt_3", Role: "user", Type: "text", Text: "and why?"}},
+		activities.TaskEvent{Time: at, Part: agent.Part{ID: "prt_4", Role: "assistant", Type: "text", Text: "Because."}},
+		activities.TaskEvent{Time: at, Part: agent.Part{ID: "end-2", Type: "end", Status: activities.TaskCompleted}},
+	)
+	code, out, errOut := runCLI(t, "task", "output", "20261201-100000-cccccc")
+	require.Equal(t, ExitOK, code, errOut)
+	require.Equal(t, "[prompt] where?\n[assistant] In a.go.\n[end] completed \n"+
+		"── follow-up (turn 2): and why?\n[prompt] and why?\n[assistant] Because.\n[end] completed \n", out)
+
+	code, out, _ = runCLI(t, "task", "output", "20261201-100000-cccccc", "--follow", "--json")
+	require.Equal(t, ExitOK, code)
+	require.Len(t, strings.Split(strings.TrimSpace(out), "\n"), 7, "--follow goes past the first turn's end")
+
+	code, out, errOut = runCLI(t, "task", "list")
+	require.Equal(t, ExitOK, code, errOut)
+	require.Regexp(t, `TURNS`, out)
+	require.Regexp(t, `20261201-100000-cccccc\s+completed\s+explorer\s+fake/m\s+2\s`, out)
+	code, out, _ = runCLI(t, "task", "list", "--json")
+	require.Equal(t, ExitOK, code)
+	var list []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &list), out)
+	require.Equal(t, float64(2), list[0]["turns"])
+	require.Equal(t, []any{"and why?"}, list[0]["follow_ups"])
+}
+
+// A follow-up to a task still running, or to one without a session, is
+// refused before the engine is reached (no daemon is started for it).
+func TestTaskResumeRefusesBeforeTheEngine(t *testing.T) {
+	t.Setenv("HORIZON_HOME", t.TempDir())
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	writeTask(t, activities.TaskMeta{ID: "20261201-100000-dddddd", Status: activities.TaskRunning, Specialist: "explorer", Session: "ses_1", CreatedAt: at})
+	writeTask(t, activities.TaskMeta{ID: "20261201-100000-eeeeee", Status: activities.TaskFailed, Specialist: "explorer", CreatedAt: at})
+	code, _, errOut := runCLI(t, "task", "resume", "20261201-100000-dddddd", "more")
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errOut, "still running")
+	require.Contains(t, errOut, "horizon task stop")
+	code, _, errOut = runCLI(t, "task", "resume", "20261201-100000-eeeeee", "more")
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errOut, "no session to continue")
+	code, _, errOut = runCLI(t, "task", "resume", "nope", "more")
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errOut, `no task "nope"`)
 	require.NoFileExists(t, os.Getenv("HORIZON_HOME")+"/server.pid", "no daemon was started")
 }

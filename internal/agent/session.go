@@ -272,6 +272,12 @@ func (s *Server) getSession(ctx context.Context, dir, id string) (ocSession, err
 	return out, err
 }
 
+// DeleteSession removes a session, its messages and its children from
+// OpenCode's store (a session that is gone: tests make one with it).
+func (s *Server) DeleteSession(ctx context.Context, dir, id string) error {
+	return s.call(ctx, http.MethodDelete, "/session/"+url.PathEscape(id), dirQuery(dir), nil, nil)
+}
+
 func (s *Server) messages(ctx context.Context, dir, id string, limit int) ([]ocMessage, error) {
 	q := dirQuery(dir)
 	if limit > 0 {
