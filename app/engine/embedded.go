@@ -23,6 +23,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -244,13 +245,34 @@ func checkFree(what, setting, ip string, port int) error {
 	return l.Close()
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", net.JoinHostPort(loopbackIP, "0"))
-	if err != nil {
-		return 0, fmt.Errorf("engine: find a free port: %w", err)
+// freePorts finds n distinct free loopback ports, none of them in
+// exclude (ports the engine was given: its frontend, its Web UI). The
+// listeners are held until all n are found, so the kernel cannot hand
+// one out twice; a port is still only free until someone binds it.
+func freePorts(n int, exclude ...int) ([]int, error) {
+	var (
+		held  []net.Listener
+		ports []int
+	)
+	defer func() {
+		for _, l := range held {
+			l.Close()
+		}
+	}()
+	for tries := 0; len(ports) < n; tries++ {
+		if tries > 10*n+10 {
+			return nil, fmt.Errorf("engine: find %d free ports: the kernel keeps handing out excluded ones", n)
+		}
+		l, err := net.Listen("tcp", net.JoinHostPort(loopbackIP, "0"))
+		if err != nil {
+			return nil, fmt.Errorf("engine: find a free port: %w", err)
+		}
+		held = append(held, l)
+		if p := l.Addr().(*net.TCPAddr).Port; !slices.Contains(exclude, p) {
+			ports = append(ports, p)
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return ports, nil
 }
 
 // sqliteAttributes are the connection attributes of the engine's database.
@@ -324,10 +346,14 @@ func serverConfig(o Options, sqlConf, visConf *tconfig.SQL) (*tconfig.Config, er
 		conf.Persistence.DataStores = map[string]tconfig.DataStore{"sqlite": {SQL: sqlConf}}
 	}
 
-	httpPort, err := freePort()
+	// The frontend's HTTP port and the four internal services' ports,
+	// found together so no two are the same, and none is the frontend's
+	// or the Web UI's.
+	ports, err := freePorts(5, o.Port, o.UIPort)
 	if err != nil {
 		return nil, err
 	}
+	httpPort, internal := ports[0], ports[1:]
 	frontend := net.JoinHostPort(loopbackIP, strconv.Itoa(o.Port))
 	conf.ClusterMetadata = &cluster.Config{
 		EnableGlobalNamespace:    false,
@@ -358,10 +384,8 @@ func serverConfig(o Options, sqlConf, visConf *tconfig.SQL) (*tconfig.Config, er
 			svc.RPC.HTTPPort = httpPort
 		} else {
 			// Internal services only talk to each other; any free port will do.
-			p, err := freePort()
-			if err != nil {
-				return nil, err
-			}
+			p := internal[0]
+			internal = internal[1:]
 			// No HTTP port: an internal service's HTTP API would answer
 			// without the token (it trusts internode callers), and
 			// nothing of horizon's speaks HTTP to it.
