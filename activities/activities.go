@@ -60,6 +60,11 @@ type Activities struct {
 	// session's heartbeat carries it, so a retry elsewhere knows the
 	// session's store is out of reach.
 	Identity string
+	// HostQueue is the task queue only this worker polls (HostQueue): an
+	// activity that must run where this worker's OpenCode store is (the
+	// advisor's watchdog) is scheduled there. "" on a process that polls
+	// none.
+	HostQueue string
 }
 
 // lanesDir is where lanes live.

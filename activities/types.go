@@ -136,6 +136,10 @@ type SessionInput struct {
 	// than its usual one: PurposeDispositions has the lead decide audit
 	// findings (a horizon-dispositions block, not a plan).
 	Purpose string `json:",omitempty"`
+	// Watched says the advisor's watchdog reviews this session: each try
+	// tells its workflow which worker runs it (SignalSessionHost), so the
+	// watchdog runs there.
+	Watched bool `json:",omitempty"`
 }
 
 // PurposeDispositions is the lead's session that decides the findings

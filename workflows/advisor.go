@@ -24,11 +24,25 @@ type watch struct {
 	timeout time.Duration
 }
 
-// startWatch starts the advisor's watchdog beside attempt n's worker
+// changeWatchOnHost runs the watchdog on the host queue of the worker
+// that runs the session it reviews, and moves it with the session
+// (watchedSession); histories recorded before it ran it on the run's own
+// queue, started before the session.
+const changeWatchOnHost = "advisor-watch-on-session-host"
+
+// watchPlan is a watchdog ready to start beside attempt n's worker
+// session: its grant, input and options.
+type watchPlan struct {
+	g    grant
+	in   activities.AdvisorInput
+	opts workflow.ActivityOptions
+}
+
+// planWatch plans the advisor's watchdog beside attempt n's worker
 // session when advisor.enabled; nil otherwise. Near a spend ceiling the
 // watchdog uses the local model that ranks for review, or none: it goes
 // off rather than pause a run.
-func (l *changeLoop) startWatch(ctx workflow.Context, n int, prev *horizon.Attempt, workerModel string) *watch {
+func (l *changeLoop) planWatch(ctx workflow.Context, n int, prev *horizon.Attempt, workerModel string) *watchPlan {
 	s := l.limits.Advisor
 	if !s.Enabled || workflow.GetVersion(ctx, changeAdvisor, workflow.DefaultVersion, 1) < 1 {
 		return nil
@@ -47,10 +61,10 @@ func (l *changeLoop) startWatch(ctx workflow.Context, n int, prev *horizon.Attem
 	if prev != nil {
 		in.Gate = prev.Gate
 	}
-	wctx, cancel := workflow.WithCancel(ctx)
 	opts := l.bound(ctx, workflow.ActivityOptions{
-		// The watchdog runs beside the session it reviews, on the run's
-		// own queue, never the paid one (grant.start says why).
+		// The watchdog runs beside the session it reviews, where its
+		// OpenCode store is, never on the paid queue (grant.start says
+		// why).
 		StartToCloseTimeout: l.limits.SessionTimeout + s.Timeout + watchGrace,
 		HeartbeatTimeout:    l.limits.HeartbeatTimeout,
 		Summary:             fmt.Sprintf("advisor · %s · attempt %d · %s", l.job.id, n, model),
@@ -60,8 +74,82 @@ func (l *changeLoop) startWatch(ctx workflow.Context, n int, prev *horizon.Attem
 			MaximumInterval:    time.Minute,
 		},
 	})
-	f := g.start(wctx, opts, a.AdvisorWatch, in)
-	return &watch{f: f, cancel: cancel, timeout: s.Timeout}
+	return &watchPlan{g: g, in: in, opts: opts}
+}
+
+// start starts the planned watchdog on queue ("": the workflow's own).
+func (p *watchPlan) start(ctx workflow.Context, queue string) *watch {
+	wctx, cancel := workflow.WithCancel(ctx)
+	var f workflow.Future
+	if queue == "" {
+		f = p.g.start(wctx, p.opts, a.AdvisorWatch, p.in)
+	} else {
+		f = p.g.startOn(wctx, p.opts, a.AdvisorWatch, p.in, queue)
+	}
+	return &watch{f: f, cancel: cancel, timeout: p.in.Settings.Timeout}
+}
+
+// watchedSession runs attempt n's worker session (the grant g's call of
+// AgentSession with opts and in, its result in out) with the advisor's
+// watchdog beside it, and returns the watchdog for endWatch (nil: none).
+//
+// The watchdog reads the session in the OpenCode store of the worker
+// that runs it, which only that worker can read. So the session says
+// where each of its tries runs (activities.SignalSessionHost) and the
+// watchdog starts on that worker's host queue; when a retry runs the
+// session on another worker (its worker died, or the retry was polled
+// elsewhere), a fresh session starts there and the watchdog follows: the
+// old one is cancelled (what it reviewed is not recorded) and a new one
+// starts on the new host. A session that never said where it runs is not
+// watched, and its attempt records why.
+func (l *changeLoop) watchedSession(ctx workflow.Context, g grant, opts workflow.ActivityOptions, in activities.SessionInput, out *activities.SessionOutput, n int, prev *horizon.Attempt) (*watch, error) {
+	p := l.planWatch(ctx, n, prev, in.Model)
+	if p == nil {
+		return nil, g.call(ctx, opts, a.AgentSession, in, out)
+	}
+	if workflow.GetVersion(ctx, changeWatchOnHost, workflow.DefaultVersion, 1) < 1 {
+		w := p.start(ctx, "")
+		return w, g.call(ctx, opts, a.AgentSession, in, out)
+	}
+	in.Watched = true
+	hosts := workflow.GetSignalChannel(ctx, SignalSessionHost)
+	session := g.begin(ctx, opts, a.AgentSession, in)
+	var (
+		w    *watch
+		at   activities.SessionHost // where the watchdog runs
+		err  error
+		done bool
+	)
+	sel := workflow.NewSelector(ctx)
+	sel.AddFuture(session, func(f workflow.Future) { err, done = f.Get(ctx, out), true })
+	sel.AddReceive(hosts, func(ch workflow.ReceiveChannel, _ bool) {
+		var h activities.SessionHost
+		ch.Receive(ctx, &h)
+		switch {
+		case h.Feature != l.job.id || h.Attempt != n || h.Queue == "" || h.Try < at.Try:
+			return // another attempt's session, or an earlier try's late word
+		case h.Queue == at.Queue:
+			at.Try = h.Try // a retry on the same worker (its store, its session)
+			return
+		}
+		if w != nil {
+			w.cancel()
+			c := l.s.state.Current()
+			c.Advice = append(c.Advice, horizon.AdviceRecord{ID: "r0", Verdict: horizon.AdviceFailed,
+				Reason: fmt.Sprintf("the watchdog moved with the worker's session from %s to %s; its reviews on %s are not recorded", at.Worker, h.Worker, at.Worker)})
+		}
+		at, w = h, p.start(ctx, h.Queue)
+	})
+	for !done {
+		sel.Select(ctx)
+	}
+	activityReturned(ctx)
+	if w == nil && err == nil {
+		c := l.s.state.Current()
+		c.Advice = append(c.Advice, horizon.AdviceRecord{ID: "r0", Verdict: horizon.AdviceFailed,
+			Reason: "the watchdog never started: the worker's session did not say which worker ran it"})
+	}
+	return w, err
 }
 
 // advisorModel is the watchdog's grant: advisor.watchdog_model, else the

@@ -35,11 +35,12 @@ func TestAdvisorWakeAfterReport(t *testing.T) {
 	var auditBrief string
 	answered := activities.SessionOutput{SessionID: "ses_w", Report: &horizon.Report{Status: "satisfied", Summary: "fixed after the advice"}, Usage: horizon.Usage{Input: 30, Cost: 0.003}}
 	e.OnActivity(a.AgentSession, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.SessionInput) (activities.SessionOutput, error) {
+		func(ctx context.Context, in activities.SessionInput) (activities.SessionOutput, error) {
 			if in.Role == horizon.RoleAuditor {
 				auditBrief = in.Prompt
 				return accept, nil
 			}
+			e.runsOn(ctx, in, "horizon@host-a", "horizon@a:1")
 			workers = append(workers, in)
 			if in.ResumeSessionID != "" {
 				return answered, nil
@@ -75,7 +76,14 @@ func TestAdvisorWakeAfterReport(t *testing.T) {
 // and a grace at most, and is recorded as failed.
 func TestAdvisorNeverFinishes(t *testing.T) {
 	e := newEnv(t)
-	e.sessions([]activities.SessionOutput{satisfied}, []activities.SessionOutput{accept})
+	e.OnActivity(a.AgentSession, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.SessionInput) (activities.SessionOutput, error) {
+			if in.Role == horizon.RoleAuditor {
+				return accept, nil
+			}
+			e.runsOn(ctx, in, "horizon@host-a", "horizon@a:1")
+			return satisfied, nil
+		})
 	e.OnActivity(a.AdvisorWatch, mock.Anything, mock.Anything).After(10*time.Hour).Return(activities.AdvisorOutput{}, nil).Maybe()
 	e.gates("pass")
 	e.OnActivity(a.CommitFeature, mock.Anything, mock.Anything).Return(activities.CommitOutput{Commit: "def456"}, nil).Once()

@@ -73,6 +73,23 @@ func (g grant) start(ctx workflow.Context, opts workflow.ActivityOptions, fn, in
 	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), fn, in)
 }
 
+// begin starts the metered activity fn on the grant's queue without
+// waiting for it: the worker's session, which the workflow watches while
+// it runs (which worker runs it, for the advisor's watchdog).
+func (g grant) begin(ctx workflow.Context, opts workflow.ActivityOptions, fn, in any) workflow.Future {
+	opts.TaskQueue = g.queue
+	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), fn, in)
+}
+
+// startOn starts the metered activity fn beside the caller on queue, off
+// the paid queue as start does: the watchdog on the host queue of the
+// worker that runs the session it reviews (activities.SessionHost), the
+// one worker whose OpenCode store holds that session.
+func (g grant) startOn(ctx workflow.Context, opts workflow.ActivityOptions, fn, in any, queue string) workflow.Future {
+	opts.TaskQueue = queue
+	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), fn, in)
+}
+
 // authority weighs metered calls of one workflow: its status (where a
 // pause shows and the ceilings it observes), the local model of each
 // role, the throttle point, the subject of a spend notification (a

@@ -27,7 +27,7 @@ var meteredActivities = map[string]bool{
 
 // authorityMethods are the grant's methods that execute a metered
 // activity (authority.go).
-var authorityMethods = map[string]bool{"call": true, "start": true}
+var authorityMethods = map[string]bool{"call": true, "start": true, "begin": true, "startOn": true}
 
 // authorityFile is the one file that may make grants.
 const authorityFile = "authority.go"

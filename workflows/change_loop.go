@@ -182,8 +182,7 @@ func (l *changeLoop) change(ctx workflow.Context, n int, prev *horizon.Attempt, 
 		Consults: l.authority().consults(l.spent()),
 	}
 	g := routed(p)
-	w := l.startWatch(ctx, n, prev, p.model)
-	err = g.call(ctx, opts, a.AgentSession, in, &work)
+	w, err := l.watchedSession(ctx, g, opts, in, &work, n, prev)
 	if w != nil && l.endWatch(ctx, w, err == nil) {
 		// A blocker woke the worker after its report: the report that
 		// answers it replaces the old one.

@@ -83,6 +83,10 @@ const (
 	// (activities.OutageReport) to the workflow that scheduled it, and
 	// from a feature's activity to its run too.
 	SignalOutage = activities.SignalOutage
+	// SignalSessionHost carries which worker runs a watched session
+	// (activities.SessionHost) to the workflow that scheduled it: the
+	// advisor's watchdog runs on that worker's host queue.
+	SignalSessionHost = activities.SignalSessionHost
 	// SignalProgress is the signal a feature sends its run after each
 	// attempt (Progress), so the run's status shows attempts as they happen.
 	SignalProgress = "feature-progress"

@@ -95,6 +95,11 @@ func Serve(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
+	host, err := hostID(paths)
+	if err != nil {
+		return err
+	}
+	acts.HostQueue = activities.HostQueue(cfg.Temporal.TaskQueue, host)
 	stop, err := startWorkers(c, cfg, acts, identity)
 	if err != nil {
 		return err
@@ -114,7 +119,7 @@ func Serve(ctx context.Context, o Options) error {
 		// them back now rather than after their heartbeat timeout.
 		go handBack(ctx, c, cfg.Temporal.Namespace, identity, log)
 	}
-	log.Info().Str("TaskQueue", cfg.Temporal.TaskQueue).Bool("PaidPoller", cfg.Worker.PaidPoller).Str("SharedDir", cfg.DataDir()).Msg("worker ready")
+	log.Info().Str("TaskQueue", cfg.Temporal.TaskQueue).Str("HostQueue", acts.HostQueue).Bool("PaidPoller", cfg.Worker.PaidPoller).Str("SharedDir", cfg.DataDir()).Msg("worker ready")
 	if o.Ready != nil {
 		o.Ready(info)
 	}
@@ -239,8 +244,9 @@ func newActivities(cfg *config.Config, c client.Client, sessions *lazySessions, 
 	}, nil
 }
 
-// startWorkers starts the worker of the task queue and, when configured,
-// the paid queue's; stop stops them, the paid one first.
+// startWorkers starts the worker of the task queue, the worker of this
+// home's host queue (acts.HostQueue) and, when configured, the paid
+// queue's; stop stops them, the paid one first.
 func startWorkers(c client.Client, cfg *config.Config, acts *activities.Activities, identity string) (stop func(), _ error) {
 	w := worker.New(c, cfg.Temporal.TaskQueue, worker.Options{
 		Identity:          identity,
@@ -256,8 +262,24 @@ func startWorkers(c client.Client, cfg *config.Config, acts *activities.Activiti
 	if err := w.Start(); err != nil {
 		return nil, fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)
 	}
+	// What must run where this home's OpenCode store is: the advisor's
+	// watchdog beside a session this worker runs. Only this worker polls
+	// it, and a watchdog is mostly waiting.
+	hw := worker.New(c, acts.HostQueue, worker.Options{
+		Identity:                           identity + "/host",
+		WorkerStopTimeout:                  15 * time.Second,
+		MaxConcurrentActivityExecutionSize: 8,
+		MaxHeartbeatThrottleInterval:       activities.HeartbeatThrottle,
+		DisableWorkflowWorker:              true,
+		Interceptors:                       []interceptor.WorkerInterceptor{activities.PayloadGuard()},
+	})
+	hw.RegisterActivityWithOptions(acts, activity.RegisterOptions{})
+	if err := hw.Start(); err != nil {
+		w.Stop()
+		return nil, fmt.Errorf("start host-queue worker on %s: %w", acts.HostQueue, err)
+	}
 	if !cfg.Worker.PaidPoller {
-		return w.Stop, nil
+		return func() { hw.Stop(); w.Stop() }, nil
 	}
 	// Metered sessions of every run come through this one slot.
 	pw := worker.New(c, cfg.PaidQueue(), worker.Options{
@@ -270,10 +292,11 @@ func startWorkers(c client.Client, cfg *config.Config, acts *activities.Activiti
 	})
 	pw.RegisterActivityWithOptions(acts, activity.RegisterOptions{})
 	if err := pw.Start(); err != nil {
+		hw.Stop()
 		w.Stop()
 		return nil, fmt.Errorf("start paid-queue worker on %s: %w", cfg.PaidQueue(), err)
 	}
-	return func() { pw.Stop(); w.Stop() }, nil
+	return func() { pw.Stop(); hw.Stop(); w.Stop() }, nil
 }
 
 // handBack hands back the activities a dead daemon had started
