@@ -73,6 +73,33 @@ type AdvisorInput struct {
 	// attempt's), nil before the first.
 	Gate     *horizon.GateRun `json:",omitempty"`
 	Settings AdvisorSettings
+	// Loop, for a `horizon loop` activation (Feature "loop", Attempt the
+	// activation), is what sets that session apart from a worker's.
+	Loop *AdvisorLoop `json:",omitempty"`
+}
+
+// AdvisorLoop is a loop activation the watchdog watches. The loop's
+// session outlives the activation: it already holds the earlier ones, and
+// the next one follows. So the watch begins at the activation's prompt
+// (its marker) and carries the judge's state and the rolling summary from
+// one activation to the next, as a worker's watchdog does within its
+// session.
+type AdvisorLoop struct {
+	Title      string // the session's title (LoopSessionTitle)
+	Turn       string // the activation's marker (horizon.LoopMarker)
+	Activation int
+	Max        int
+	Carry      *AdvisorCarry `json:",omitempty"` // from the previous activation's watch
+}
+
+// AdvisorCarry is what a loop's watchdog hands the next activation's: the
+// guard's memory and the circuit breaker (AdvisorState) and the rolling
+// summary, so no note repeats and no second wake slips through between
+// activations.
+type AdvisorCarry struct {
+	State   advisor.State
+	Earlier []string `json:",omitempty"`
+	Dropped int      `json:",omitempty"`
 }
 
 // AdvisorOutput is what the watchdog did.
@@ -83,6 +110,8 @@ type AdvisorOutput struct {
 	// the report that answers it replaces the old one.
 	WokeAfterReport bool
 	Transcript      string // the advice record on disk
+	// Carry is for the next activation's watch of a loop (nil otherwise).
+	Carry *AdvisorCarry `json:",omitempty"`
 }
 
 // AdvisorHeartbeat is the watchdog's durable progress: a retried activity
@@ -127,9 +156,11 @@ func (a *Activities) AdvisorWatch(ctx context.Context, in AdvisorInput) (Advisor
 	var hb AdvisorHeartbeat
 	if activity.HasHeartbeatDetails(ctx) {
 		_ = activity.GetHeartbeatDetails(ctx, &hb)
+	} else if l := in.Loop; l != nil && l.Carry != nil {
+		hb.State, hb.Earlier, hb.Dropped = l.Carry.State, slices.Clone(l.Carry.Earlier), l.Carry.Dropped
 	}
 	w := &watchdog{a: a, in: in, hb: hb, log: activity.GetLogger(ctx)}
-	w.out.Transcript = filepath.Join(a.runDir(in.RunID), "transcripts", fmt.Sprintf("%s-attempt-%d-advice.md", in.Feature, in.Attempt))
+	w.out.Transcript = filepath.Join(a.runDir(in.RunID), "transcripts", adviceFile(in))
 	w.heart = startHeartbeat(ctx, beatOptions{Details: w.hb})
 	defer w.heart.Stop()
 	ses, ok := a.Sessions.(AdviceSessions)
@@ -187,13 +218,61 @@ func (w *watchdog) fail(why string) {
 
 func (w *watchdog) finish() AdvisorOutput {
 	w.out.Records, w.out.Usage, w.out.WokeAfterReport = w.hb.Records, w.hb.Usage, w.hb.Woke
+	if w.in.Loop != nil {
+		w.out.Carry = &AdvisorCarry{State: w.hb.State, Earlier: w.hb.Earlier, Dropped: w.hb.Dropped}
+	}
 	return w.out
+}
+
+// adviceFile is the advice record's name in the run's (or loop's)
+// transcripts folder.
+func adviceFile(in AdvisorInput) string {
+	if in.Loop != nil {
+		return fmt.Sprintf("loop-activation-%d-advice.md", in.Loop.Activation)
+	}
+	return fmt.Sprintf("%s-attempt-%d-advice.md", in.Feature, in.Attempt)
+}
+
+// turnName is the watched turn in words: "attempt 2" of a feature,
+// "activation 3 of 5" of a loop.
+func (in AdvisorInput) turnName() string {
+	if l := in.Loop; l != nil {
+		return fmt.Sprintf("activation %d of %d", l.Activation, l.Max)
+	}
+	return fmt.Sprintf("attempt %d", in.Attempt)
+}
+
+// kind is what the watched session works on: a feature, or a loop.
+func (in AdvisorInput) kind() string {
+	if in.Loop != nil {
+		return "loop"
+	}
+	return "feature"
+}
+
+// transcript reads the watched session: for a loop, from the activation's
+// prompt on (started is false until that prompt is in the session), since
+// the earlier activations are not this watch's to review.
+func (w *watchdog) transcript(ctx context.Context) (msgs []agent.Message, started bool, err error) {
+	msgs, err = w.ses.Transcript(ctx, w.in.Lane, w.hb.Session)
+	if err != nil || w.in.Loop == nil {
+		return msgs, err == nil, err
+	}
+	for i, m := range msgs {
+		if m.Role == "user" && m.Advice == "" && strings.Contains(m.Text, w.in.Loop.Turn) {
+			return msgs[i:], true, nil
+		}
+	}
+	return nil, false, nil
 }
 
 // run finds the worker's session, then reviews at its turn boundaries
 // until the worker's turn is over.
 func (w *watchdog) run(ctx context.Context) error {
 	title := SessionTitle(w.in.RunID, w.in.Feature, w.in.Attempt, horizon.RoleWorker)
+	if w.in.Loop != nil {
+		title = w.in.Loop.Title
+	}
 	tick := time.NewTicker(advisorPoll)
 	defer tick.Stop()
 	for w.hb.Session == "" {
@@ -217,7 +296,7 @@ func (w *watchdog) run(ctx context.Context) error {
 		// had not yet delivered: deliver them now (each only if the
 		// session does not have it yet).
 		ended := false
-		if msgs, err := w.ses.Transcript(ctx, w.in.Lane, w.hb.Session); err == nil && turnEnded(msgs) {
+		if msgs, started, err := w.transcript(ctx); err == nil && started && turnEnded(msgs) {
 			ended, _ = w.ses.Idle(ctx, w.in.Lane, w.hb.Session)
 		}
 		w.deliver(ctx, 0, ended)
@@ -240,9 +319,9 @@ func (w *watchdog) run(ctx context.Context) error {
 // step reads the session once and reviews if a review is due; done once
 // the worker's turn is over and every boundary of it was reviewed.
 func (w *watchdog) step(ctx context.Context) (done bool, err error) {
-	msgs, err := w.ses.Transcript(ctx, w.in.Lane, w.hb.Session)
-	if err != nil {
-		return false, err
+	msgs, started, err := w.transcript(ctx)
+	if err != nil || !started {
+		return false, err // a loop's activation not prompted yet
 	}
 	w.note(msgs)
 	ended := turnEnded(msgs)
@@ -280,7 +359,7 @@ func (w *watchdog) awaitWake(ctx context.Context) {
 		if idle, err := w.ses.Idle(ctx, w.in.Lane, w.hb.Session); err == nil && !idle {
 			return
 		}
-		if msgs, err := w.ses.Transcript(ctx, w.in.Lane, w.hb.Session); err == nil && len(msgs) > 0 && msgs[len(msgs)-1].Role == "assistant" && msgs[len(msgs)-1].Advice == "" {
+		if msgs, _, err := w.transcript(ctx); err == nil && len(msgs) > 0 && msgs[len(msgs)-1].Role == "assistant" && msgs[len(msgs)-1].Advice == "" {
 			return
 		}
 		select {
@@ -364,7 +443,7 @@ func (w *watchdog) review(ctx context.Context, msgs []agent.Message, ended bool)
 	lastTool := ""
 	res, err := w.a.Sessions.RunSession(rctx, agent.SessionRequest{
 		Directory: w.in.Lane, Agent: AgentAdvisor, Model: w.in.Model, Prompt: prompt,
-		Title: fmt.Sprintf("horizon %s %s attempt %d (advisor review %d)", w.in.RunID, w.in.Feature, w.in.Attempt, n),
+		Title: fmt.Sprintf("horizon %s %s %s (advisor review %d)", w.in.RunID, w.in.Feature, w.in.turnName(), n),
 	}, func(p agent.Progress) {
 		// OpenCode holds the review to advisor.max_tool_steps rounds (the
 		// agent's steps); this is the backstop for a runaway that calls
@@ -543,7 +622,7 @@ func (w *watchdog) tellPerson(ctx context.Context, r horizon.AdviceRecord) {
 	}
 	w.a.send(ctx, NotifyInput{
 		Kind: notify.AdvisorConcern, RunID: w.in.RunID, Subject: w.in.Feature,
-		Text:    fmt.Sprintf("The advisor told the worker of %s, attempt %d: %s%s. Its evidence was checked in the lane. Further concerns on this feature are not sent.", w.in.Feature, w.in.Attempt, r.Note, where),
+		Text:    fmt.Sprintf("The advisor told the worker of %s, %s: %s%s. Its evidence was checked in the lane. Further concerns on this %s are not sent.", w.in.Feature, w.in.turnName(), r.Note, where, w.in.kind()),
 		Details: map[string]string{"feature": w.in.Feature, "attempt": strconv.Itoa(w.in.Attempt), "note": r.ID},
 	})
 }
@@ -665,7 +744,13 @@ func deltaSteps(msgs []agent.Message, after string) string {
 // summary of earlier reviews (earlier) and the delta.
 func reviewPrompt(ctx context.Context, in AdvisorInput, n int, delta string, earlier []string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Review %d of the worker's session on feature %s (attempt %d).\n\n## The feature\n\n%s\n\n## Facts horizon measured\n\n", n, in.Feature, in.Attempt, strings.TrimSpace(in.Brief))
+	if in.Loop != nil {
+		// A loop has a goal, not a feature, and its session goes on
+		// across activations.
+		fmt.Fprintf(&b, "Review %d of the worker's session on loop %s (%s).\n\n## The goal\n\n%s\n\n## Facts horizon measured\n\n", n, in.RunID, in.turnName(), strings.TrimSpace(in.Brief))
+	} else {
+		fmt.Fprintf(&b, "Review %d of the worker's session on feature %s (attempt %d).\n\n## The feature\n\n%s\n\n## Facts horizon measured\n\n", n, in.Feature, in.Attempt, strings.TrimSpace(in.Brief))
+	}
 	stat, err := git(ctx, in.Lane, append([]string{"diff", "--stat", in.BaseCommit, "--", "."}, excluded...)...)
 	switch {
 	case err != nil:
@@ -676,13 +761,13 @@ func reviewPrompt(ctx context.Context, in AdvisorInput, n int, delta string, ear
 		fmt.Fprintf(&b, "- diff stat against the base commit:\n\n```\n%s\n```\n", lastBytes(stat, 4000))
 	}
 	if g := in.Gate; g != nil {
-		fmt.Fprintf(&b, "- last gate (previous attempt): %s", g.Verdict)
+		fmt.Fprintf(&b, "- last gate (previous %s): %s", strings.Fields(in.turnName())[0], g.Verdict)
 		if len(g.Failing) > 0 {
 			fmt.Fprintf(&b, "; failing: %s", strings.Join(g.Failing, ", "))
 		}
 		b.WriteString("\n")
 	} else {
-		b.WriteString("- no gate has run on this feature yet\n")
+		fmt.Fprintf(&b, "- no gate has run on this %s yet\n", in.kind())
 	}
 	if len(earlier) > 0 {
 		b.WriteString("\n## Earlier in this session\n\nA summary of your earlier reviews; the worker's messages they covered are not repeated below.\n\n")
@@ -741,7 +826,7 @@ func laneFiles(lane string) advisor.Files {
 // adviceMarkdown is the attempt's advice record in its transcript folder.
 func adviceMarkdown(in AdvisorInput, recs []horizon.AdviceRecord) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s · %s · attempt %d · advice\n\nadvisor model `%s` · %s\n\n", in.RunID, in.Feature, in.Attempt, in.Model, horizon.AdviceSummary(recs))
+	fmt.Fprintf(&b, "# %s · %s · %s · advice\n\nadvisor model `%s` · %s\n\n", in.RunID, in.Feature, in.turnName(), in.Model, horizon.AdviceSummary(recs))
 	for _, r := range recs {
 		fmt.Fprintf(&b, "- **%s** %s", r.ID, r.Verdict)
 		if r.Severity != "" {

@@ -20,6 +20,7 @@ import (
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/agent"
 	"github.com/horizon/horizon/internal/applier"
+	"github.com/horizon/horizon/ladder"
 )
 
 // Compactor is what a loop needs of OpenCode besides sessions: the model's
@@ -32,6 +33,10 @@ type Compactor interface {
 // LoopBranch is the branch a loop leaves; id is the loop's ID
 // ("loop-<time>-<hex>", its workflow ID).
 func LoopBranch(id string) string { return "horizon/" + id }
+
+// LoopSessionTitle is the title of loop id's session in OpenCode, by
+// which the advisor's watchdog finds it.
+func LoopSessionTitle(id string) string { return "horizon " + id }
 
 // LoopInput is one `horizon loop`.
 type LoopInput struct {
@@ -66,6 +71,11 @@ type LoopPlan struct {
 	// ContextLimit is the model's context window per OpenCode's provider
 	// catalogue (0: unknown, and the session is never compacted).
 	ContextLimit int
+	// Review is the model that reviews for the auditor's role (the
+	// advisor's watchdog without advisor.watchdog_model), ReviewLocal the
+	// local one that ranks for it (near a spend ceiling); "" when none.
+	Review      string `json:",omitempty"`
+	ReviewLocal string `json:",omitempty"`
 }
 
 // LoopActivationInput is activation Activation of the loop.
@@ -75,6 +85,11 @@ type LoopActivationInput struct {
 	SessionID  string // the loop's session ("" before the first activation)
 	Activation int    // k, from 1
 	Prompt     string // the brief (horizon.LoopBrief), starting with the marker
+	// Prior, when set, is the activation's usage already counted: an
+	// advisor's blocker woke the session after the activation's report,
+	// and this call waits for the turn that answers it. Its output counts
+	// only what came after (and its spend is recorded apart).
+	Prior *horizon.Usage `json:",omitempty"`
 }
 
 // LoopActivationOutput is what one activation ended with.
@@ -122,7 +137,17 @@ type LoopEnd struct {
 	Cost        float64
 	Report      *horizon.Report
 	Error       string
-	Moves       []string `json:",omitempty"`
+	Moves       []string              `json:",omitempty"`
+	Advice      []LoopAdvice          `json:",omitempty"`
+	Notes       *horizon.AdviceCounts `json:",omitempty"`
+}
+
+// LoopAdvice is the advisor's watch of one loop activation: every note it
+// judged with its verdict (in order), and its record on disk.
+type LoopAdvice struct {
+	Activation int                    `json:"activation"`
+	File       string                 `json:"file,omitempty"`
+	Records    []horizon.AdviceRecord `json:"records"`
 }
 
 // LoopResult is LoopWorkflow's result, and `horizon loop --json`.
@@ -146,6 +171,11 @@ type LoopResult struct {
 	// Paused, while the loop waits at a spend ceiling, says why and how
 	// to raise it.
 	Paused string `json:"paused,omitempty"`
+	// Advice is the advisor's watch of each activation (advisor.enabled),
+	// Notes its notes counted by verdict: delivered into the session,
+	// downgraded, refuted by the fact check, ...
+	Advice []LoopAdvice          `json:"advice,omitempty"`
+	Notes  *horizon.AdviceCounts `json:"notes,omitempty"`
 }
 
 // loopLaneDir is a loop's worktree, under "_loops": no run has that name,
@@ -189,6 +219,7 @@ func (a *Activities) PrepareLoop(ctx context.Context, in LoopInput) (LoopPlan, e
 	if c, err := lb.ResolveLocal(string(role), connected); err == nil && plan.Paid {
 		plan.Local = c.Route
 	}
+	plan.Review, plan.ReviewLocal = reviewModels(lb, in.Model, connected)
 	if c, ok := a.Sessions.(Compactor); ok && in.ContextLimit <= 0 {
 		if plan.ContextLimit, err = c.ContextLimit(ctx, in.Repo, model); err != nil {
 			return LoopPlan{}, fmt.Errorf("prepare loop %s: %w", in.ID, err)
@@ -206,6 +237,26 @@ func (a *Activities) PrepareLoop(ctx context.Context, in LoopInput) (LoopPlan, e
 		return LoopPlan{}, err
 	}
 	return plan, nil
+}
+
+// reviewModels are the models the advisor's watchdog may use beside a
+// loop, chosen as for a run's auditor: the forced model (models.default),
+// else the auditor's best-ranked connected one; local, the one that ranks
+// for it near a spend ceiling.
+func reviewModels(lb *ladder.Leaderboard, forced string, connected []string) (review, local string) {
+	if forced != "" {
+		if !Paid(lb, forced) {
+			local = forced
+		}
+		return forced, local
+	}
+	if c, err := lb.Resolve(string(horizon.RoleAuditor), connected); err == nil {
+		review = c.Route
+	}
+	if c, err := lb.ResolveLocal(string(horizon.RoleAuditor), connected); err == nil {
+		local = c.Route
+	}
+	return review, local
 }
 
 // sessionHere reports whether this worker's OpenCode knows session sid:
@@ -275,7 +326,7 @@ func (a *Activities) LoopActivation(ctx context.Context, in LoopActivationInput)
 		Agent:           in.Plan.Agent,
 		Model:           in.Plan.Model,
 		Prompt:          in.Prompt,
-		Title:           "horizon " + in.Loop.ID,
+		Title:           LoopSessionTitle(in.Loop.ID),
 		ResumeSessionID: sid,
 	}
 	if sid != "" {
@@ -317,11 +368,27 @@ func (a *Activities) LoopActivation(ctx context.Context, in LoopActivationInput)
 	default:
 		out.ProtocolError = perr.Error()
 	}
-	if err := a.recordSpend(in.Loop.ID, fmt.Sprintf("loop/%s/%d", in.Loop.ID, k), out.Usage.Cost); err != nil {
+	key := fmt.Sprintf("loop/%s/%d", in.Loop.ID, k)
+	if p := in.Prior; p != nil {
+		// The turn a blocker woke: what the activation's first call did
+		// not count is this call's (the session's usage is counted from
+		// the activation's prompt on).
+		out.Usage = usageAfter(out.Usage, *p)
+		key += "/woken"
+	}
+	if err := a.recordSpend(in.Loop.ID, key, out.Usage.Cost); err != nil {
 		return out, err
 	}
 	log.Info("loop activation ended", "Loop", in.Loop.ID, "Activation", k, "Session", out.SessionID, "Context", out.Context, "ProtocolError", out.ProtocolError)
 	return out, nil
+}
+
+// usageAfter is what total holds beyond prior, never below zero.
+func usageAfter(total, prior horizon.Usage) horizon.Usage {
+	return horizon.Usage{
+		Input: max(total.Input-prior.Input, 0), Output: max(total.Output-prior.Output, 0), Reasoning: max(total.Reasoning-prior.Reasoning, 0),
+		CacheRead: max(total.CacheRead-prior.CacheRead, 0), CacheWrite: max(total.CacheWrite-prior.CacheWrite, 0), Cost: max(total.Cost-prior.Cost, 0),
+	}
 }
 
 // CompactLoop compacts the loop's session (OpenCode's summarize). A retry
@@ -347,7 +414,8 @@ func (a *Activities) CompactLoop(ctx context.Context, in LoopCompactInput) error
 func (a *Activities) FinishLoop(ctx context.Context, in LoopEnd) (LoopResult, error) {
 	defer keepAlive(ctx)()
 	res := LoopResult{Loop: in.Loop.ID, Status: in.Status, Session: in.SessionID, Model: in.Plan.Model, Role: in.Loop.Role,
-		Activations: in.Activations, Compactions: in.Compactions, Branch: in.Plan.Branch, Cost: in.Cost, Report: in.Report, Error: in.Error, Moves: in.Moves}
+		Activations: in.Activations, Compactions: in.Compactions, Branch: in.Plan.Branch, Cost: in.Cost, Report: in.Report, Error: in.Error, Moves: in.Moves,
+		Advice: in.Advice, Notes: in.Notes}
 	if in.Plan.Branch == "" {
 		return res, nil // the lane was never made
 	}

@@ -81,7 +81,8 @@ func TestLoopActivities(t *testing.T) {
 	var plan LoopPlan
 	require.NoError(t, v.Get(&plan))
 	lane := filepath.Join(h.a.Home, "lanes", "_loops", "loop-1")
-	require.Equal(t, LoopPlan{Agent: AgentWorker, Model: "fake/m", Paid: true, Dir: lane, Branch: "horizon/loop-1", Base: h.base, ContextLimit: 128000}, plan)
+	// models.default forced the loop's model: the advisor's reviews too.
+	require.Equal(t, LoopPlan{Agent: AgentWorker, Model: "fake/m", Paid: true, Dir: lane, Branch: "horizon/loop-1", Base: h.base, ContextLimit: 128000, Review: "fake/m"}, plan)
 	require.Equal(t, h.base, h.git(lane, "rev-parse", "HEAD"))
 
 	first := horizon.LoopBrief{Loop: in.ID, Goal: in.Prompt, Activation: 1, Max: 5}.String()

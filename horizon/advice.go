@@ -89,6 +89,44 @@ func AdviceSummary(recs []AdviceRecord) string {
 	return "advice: " + strings.Join(parts, ", ")
 }
 
+// AdviceCounts counts notes by verdict: how many reached the session
+// (delivered, woke among them, downgraded) and how many did not.
+type AdviceCounts struct {
+	Delivered  int `json:"delivered"`
+	Woke       int `json:"woke,omitempty"`
+	Downgraded int `json:"downgraded,omitempty"`
+	Recorded   int `json:"recorded,omitempty"`
+	Refuted    int `json:"refuted,omitempty"`
+	Suppressed int `json:"suppressed,omitempty"`
+	// Failed counts failed reviews and failed deliveries.
+	Failed int `json:"failed,omitempty"`
+}
+
+// CountAdvice counts recs by verdict.
+func CountAdvice(recs []AdviceRecord) AdviceCounts {
+	var c AdviceCounts
+	for _, r := range recs {
+		switch r.Verdict {
+		case AdviceDelivered:
+			c.Delivered++
+		case AdviceDowngraded:
+			c.Downgraded++
+		case AdviceRecorded:
+			c.Recorded++
+		case AdviceRefuted:
+			c.Refuted++
+		case AdviceSuppressed:
+			c.Suppressed++
+		case AdviceFailed:
+			c.Failed++
+		}
+		if r.Woke {
+			c.Woke++
+		}
+	}
+	return c
+}
+
 // AdviceForAuditor is the context an auditor is given from the advice the
 // worker received: the concerns and blockers that reached the session,
 // one per line; "" when there are none.

@@ -59,6 +59,9 @@ type loopRun struct {
 	gate    *horizon.GateRun
 	// s holds the ceilings the loop observes and shows a pause at one.
 	s *runStatus
+	// carry is the advisor's judge state and rolling summary, from one
+	// activation's watch to the next.
+	carry *activities.AdvisorCarry
 }
 
 func newLoopRun(ctx workflow.Context, in LoopWorkflowInput) (*loopRun, error) {
@@ -98,16 +101,22 @@ func (r *loopRun) grant(ctx workflow.Context, version workflow.Version) (grant, 
 	if version < 1 {
 		return unchecked(metered), r.plan, nil
 	}
-	au := authority{s: r.s, local: map[horizon.Role]string{horizon.Role(r.in.Loop.Role): r.plan.Local}, throttleAt: r.in.Spend.ThrottleAt, subject: r.in.Loop.ID,
-		spend: func(ctx workflow.Context) (ladder.Spend, error) {
-			return spendOf(ctx, &r.s.state, r.state.Cost, r.in.Spend.ThrottleAt, time.Time{})
-		}}
-	g, err := au.grant(ctx, horizon.Role(r.in.Loop.Role), metered, r.plan.Paid)
+	g, err := r.authority().grant(ctx, horizon.Role(r.in.Loop.Role), metered, r.plan.Paid)
 	plan := r.plan
 	if g.throttled {
 		plan.Model, plan.Paid = g.model, false
 	}
 	return g, plan, err
+}
+
+// authority weighs the loop's metered calls: its turns on the loop's
+// role, the advisor's watchdog as the auditor's.
+func (r *loopRun) authority() authority {
+	local := map[horizon.Role]string{horizon.RoleAuditor: r.plan.ReviewLocal, horizon.Role(r.in.Loop.Role): r.plan.Local}
+	return authority{s: r.s, local: local, throttleAt: r.in.Spend.ThrottleAt, subject: r.in.Loop.ID,
+		spend: func(ctx workflow.Context) (ladder.Spend, error) {
+			return spendOf(ctx, &r.s.state, r.state.Cost, r.in.Spend.ThrottleAt, time.Time{})
+		}}
 }
 
 func (r *loopRun) run(ctx workflow.Context) (activities.LoopResult, error) {
@@ -133,7 +142,7 @@ func (r *loopRun) run(ctx workflow.Context) (activities.LoopResult, error) {
 	defer cancel()
 	end := activities.LoopEnd{Loop: r.in.Loop, Plan: r.plan, SessionID: r.state.Session, Status: status,
 		Activations: r.state.Activations, Compactions: r.state.Compactions, Cost: r.state.Cost, Report: r.state.Report, Error: r.state.Error,
-		Moves: r.state.Moves}
+		Moves: r.state.Moves, Advice: r.state.Advice, Notes: r.state.Notes}
 	res := r.state
 	if ferr := execute(dctx, gitOptions("finish "+id), a.FinishLoop, end, &res); ferr != nil {
 		log.Error("loop end not recorded", "Loop", id, "Error", ferr)
@@ -177,7 +186,19 @@ func (r *loopRun) activations(ctx workflow.Context) (horizon.LoopStatus, error) 
 		}
 		opts := sessionOptions(r.limits, fmt.Sprintf("%s: activation %d of %d", in.ID, k, in.Max), g.queue)
 		ain := activities.LoopActivationInput{Loop: in, Plan: plan, SessionID: r.state.Session, Activation: k, Prompt: brief.String()}
-		if err := g.call(ctx, opts, a.LoopActivation, ain, &out); err != nil {
+		w := r.startWatch(ctx, k, plan.Model)
+		err = g.call(ctx, opts, a.LoopActivation, ain, &out)
+		if w != nil && r.endWatch(ctx, w, k, err == nil) {
+			// A blocker woke the session after the activation's report:
+			// the report that answers it replaces the old one.
+			prior := out
+			ain.SessionID, ain.Prior = prior.SessionID, &prior.Usage
+			out = activities.LoopActivationOutput{}
+			err = g.call(ctx, opts, a.LoopActivation, ain, &out)
+			out.Usage = prior.Usage.Add(out.Usage)
+			out.Moved = prior.Moved
+		}
+		if err != nil {
 			return "", err
 		}
 		r.state.Session, r.state.Activations, r.context, r.gate = out.SessionID, k, out.Context, nil

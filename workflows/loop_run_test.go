@@ -23,7 +23,8 @@ import (
 type loopWorld struct {
 	mu       sync.Mutex
 	prompts  []string // each activation's prompt
-	compacts []int    // the activations a compaction preceded
+	inputs   []activities.LoopActivationInput
+	compacts []int // the activations a compaction preceded
 	ends     []activities.LoopEnd
 	turn     func(ctx context.Context, k int) (activities.LoopActivationOutput, error)
 	gate     func(k int) horizon.GateRun
@@ -45,6 +46,7 @@ func (w *loopWorld) env(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	e.OnActivity(a.LoopActivation, mock.Anything, mock.Anything).Return(func(ctx context.Context, in activities.LoopActivationInput) (activities.LoopActivationOutput, error) {
 		w.mu.Lock()
 		w.prompts = append(w.prompts, in.Prompt)
+		w.inputs = append(w.inputs, in)
 		w.mu.Unlock()
 		require.True(t, strings.HasPrefix(in.Prompt, horizon.LoopMarker(in.Loop.ID, in.Activation, in.Loop.Max)), in.Prompt)
 		if in.Activation > 1 {
@@ -70,7 +72,8 @@ func (w *loopWorld) env(t *testing.T) *testsuite.TestWorkflowEnvironment {
 		defer w.mu.Unlock()
 		w.ends = append(w.ends, in)
 		return activities.LoopResult{Loop: in.Loop.ID, Status: in.Status, Session: in.SessionID, Model: in.Plan.Model, Role: in.Loop.Role,
-			Activations: in.Activations, Compactions: in.Compactions, Branch: in.Plan.Branch, Report: in.Report, Error: in.Error}, nil
+			Activations: in.Activations, Compactions: in.Compactions, Branch: in.Plan.Branch, Cost: in.Cost, Report: in.Report, Error: in.Error,
+			Advice: in.Advice, Notes: in.Notes}, nil
 	})
 	return e
 }

@@ -18,8 +18,9 @@ import (
 // PlannedRunWorkflow (supervisor-run-kinds-*.json) and its decomposition
 // (PlanWorkflow), the schedules' DecomposeWorkflow and DailyPassWorkflow,
 // a background task's TaskWorkflow continued after a daemon crash and a
-// follow-up's (task-follow-up-after-crash.json) continued after one, and a
-// LoopWorkflow that compacted its session once. The histories recorded
+// follow-up's (task-follow-up-after-crash.json) continued after one, a
+// LoopWorkflow that compacted its session once and one the advisor watched
+// (loop-advised-note-delivered.json: a note delivered in activation 1). The histories recorded
 // before each kind of run had its own type stay as they were: RunWorkflow
 // with and without Planned (run-*.json, planned-run-two-milestones.json,
 // planned-run-continued-as-new.json) and a supervisor that started
@@ -29,7 +30,7 @@ import (
 // fixtures are refreshed by running the e2e tests that record them with
 // HORIZON_RECORD_HISTORY=1: internal/e2e/planned_test.go and
 // supervisor_test.go, advisor_test.go (the one-feature run), task_test.go,
-// loop_test.go, review_test.go (a feature whose audits got dispositions,
+// loop_test.go, loop_advisor_test.go, review_test.go (a feature whose audits got dispositions,
 // skipped while it ran, and its run) and research_test.go (a feature
 // whose research attempt read the web).
 func TestReplay(t *testing.T) {

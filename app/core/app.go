@@ -470,7 +470,8 @@ func TaskTerminal(status string) bool { return activities.TaskTerminal(status) }
 // it returns the loop's ID.
 func (a *App) StartLoop(ctx context.Context, req LoopRequest) (string, error) {
 	req.Model, req.ModelsFile = a.cfg.Models.Default, a.cfg.Models.File
-	req.Limits = workflows.Limits{SessionTimeout: a.cfg.Agent.SessionTimeout, HeartbeatTimeout: a.cfg.Agent.HeartbeatTimeout, GateTimeout: a.cfg.Gate.Timeout}
+	req.Limits = workflows.Limits{SessionTimeout: a.cfg.Agent.SessionTimeout, HeartbeatTimeout: a.cfg.Agent.HeartbeatTimeout, GateTimeout: a.cfg.Gate.Timeout,
+		Advisor: advisorSettings(a.cfg.Advisor)}
 	return a.Loops().Start(ctx, req)
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -193,9 +194,38 @@ func printLoopEnd(w io.Writer, r core.LoopResult) {
 	if r.Report != nil && r.Report.Blocker != nil {
 		fmt.Fprintf(w, "  blocked: %s: %s\n", r.Report.Blocker.Type, r.Report.Blocker.Evidence)
 	}
+	if n := r.Notes; n != nil {
+		dir := ""
+		if len(r.Advice) > 0 && r.Advice[len(r.Advice)-1].File != "" {
+			dir = filepath.Dir(r.Advice[len(r.Advice)-1].File)
+		}
+		fmt.Fprintf(w, "  %s\n", loopAdvice(*n, dir))
+	}
 	if r.Error != "" {
 		fmt.Fprintf(w, "  %s\n", r.Error)
 	}
+}
+
+// loopAdvice is the advisor's watch of the loop in one line: the notes
+// delivered into the session, what became of the others, and where the
+// records are.
+func loopAdvice(n horizon.AdviceCounts, dir string) string {
+	line := "advisor: " + plural(n.Delivered, "note") + " delivered"
+	if n.Woke > 0 {
+		line += fmt.Sprintf(" (%d woke the session)", n.Woke)
+	}
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{n.Downgraded, "downgraded"}, {n.Recorded, "recorded only"}, {n.Refuted, "refuted"}, {n.Suppressed, "suppressed"}, {n.Failed, "failed"}} {
+		if c.n > 0 {
+			line += fmt.Sprintf(", %d %s", c.n, c.what)
+		}
+	}
+	if dir != "" {
+		line += " · records in " + dir
+	}
+	return line
 }
 
 // loopStatus is `horizon status LOOP`: where the loop stands, or its end.

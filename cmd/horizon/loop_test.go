@@ -50,3 +50,27 @@ func TestPrintLoop(t *testing.T) {
 		Branch: "horizon/loop-1", Commit: "0123456789abcdef"})
 	require.Equal(t, "loop loop-1 satisfied after 4 activations, 1 compaction\n  model fake/m · session ses_1\n  branch horizon/loop-1 at 0123456789ab\n", b.String())
 }
+
+// A watched loop's end counts the advisor's notes, the others only when
+// there are any, and says where their records are.
+func TestLoopAdviceLine(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		n    horizon.AdviceCounts
+		dir  string
+		want string
+	}{
+		{"none", horizon.AdviceCounts{}, "", "advisor: 0 notes delivered"},
+		{"one delivered", horizon.AdviceCounts{Delivered: 1}, "/h/runs/loop-1/transcripts", "advisor: 1 note delivered · records in /h/runs/loop-1/transcripts"},
+		{"every verdict", horizon.AdviceCounts{Delivered: 2, Woke: 1, Downgraded: 1, Recorded: 1, Refuted: 2, Suppressed: 1, Failed: 1}, "",
+			"advisor: 2 notes delivered (1 woke the session), 1 downgraded, 1 recorded only, 2 refuted, 1 suppressed, 1 failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, loopAdvice(tc.n, tc.dir))
+		})
+	}
+	var b bytes.Buffer
+	printLoopEnd(&b, activities.LoopResult{Loop: "loop-1", Status: horizon.LoopSatisfied, Activations: 1, Model: "fake/m", Session: "ses_1",
+		Notes: &horizon.AdviceCounts{Delivered: 1}, Advice: []activities.LoopAdvice{{Activation: 1, File: "/h/runs/loop-1/transcripts/loop-activation-1-advice.md"}}})
+	require.Contains(t, b.String(), "\n  advisor: 1 note delivered · records in /h/runs/loop-1/transcripts\n")
+}
