@@ -33,6 +33,11 @@ import (
 // loop_test.go, loop_advisor_test.go, review_test.go (a feature whose audits got dispositions,
 // skipped while it ran, and its run) and research_test.go (a feature
 // whose research attempt read the web).
+//
+// feature-advised-on-session-host.json is a watched feature on a cluster
+// (internal/e2e/cluster_advisor_test.go): its worker session said which
+// worker ran it (the session-host signal) and its watchdog ran on that
+// worker's host queue.
 func TestReplay(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
 	require.NoError(t, err)
