@@ -306,6 +306,7 @@ func (a *Activities) PrepareLane(ctx context.Context, in LaneInput) (_ Lane, err
 		if err := initSubmodules(ctx, in.Repo, lane.Path, false); err != nil {
 			return Lane{}, submoduleFailure("prepare lane", err)
 		}
+		a.offerProjectSpecialists(ctx, in)
 		return lane, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(lane.Path), 0o700); err != nil {
@@ -342,6 +343,7 @@ func (a *Activities) PrepareLane(ctx context.Context, in LaneInput) (_ Lane, err
 	if err := initSubmodules(ctx, in.Repo, lane.Path, false); err != nil {
 		return Lane{}, submoduleFailure("prepare lane", err)
 	}
+	a.offerProjectSpecialists(ctx, in)
 	activity.GetLogger(ctx).Info("lane ready", "RunID", in.RunID, "Feature", in.Feature, "Lane", lane.Path, "Branch", lane.Branch, "Base", lane.Base)
 	return lane, nil
 }

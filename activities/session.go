@@ -103,6 +103,19 @@ func (a *Activities) prepareSession(ctx context.Context, in SessionInput, hb Ses
 			return agent.SessionRequest{}, false, err
 		}
 	}
+	var perm []agent.PermissionRule
+	if in.Role == horizon.RoleWorker && in.Project != nil {
+		// The lane's preparation wrote them; the session's rules and the
+		// brief come from the manifests as they are now.
+		ps, err := a.projectSpecialists(ctx, *in.Project)
+		if err != nil {
+			// The run checked them when it started: one edited since is
+			// left out of this session, not the end of the attempt.
+			activity.GetLogger(ctx).Warn("the repository's specialists are not offered to the worker", "RunID", in.RunID, "Feature", in.Feature, "Error", err.Error())
+		} else {
+			perm, prompt = sessionRules(ps), prompt+ps.Brief()
+		}
+	}
 	moved = a.movedFrom(hb)
 	if moved {
 		prompt = movedBrief(ctx, prompt, in.Lane, in.BaseCommit, hb)
@@ -114,6 +127,7 @@ func (a *Activities) prepareSession(ctx context.Context, in SessionInput, hb Ses
 		Prompt:          prompt,
 		Title:           SessionTitle(in.RunID, in.Feature, in.Attempt, horizon.Role(in.part())),
 		ResumeSessionID: cmp.Or(hb.SessionID, in.ResumeSessionID),
+		Permission:      perm,
 	}, moved, nil
 }
 

@@ -78,6 +78,9 @@ type TaskInput struct {
 	// Prior is what the session cost before this turn: the metadata's cost
 	// is the session's total, the spend ledger gets each turn once.
 	Prior horizon.Usage `json:",omitzero"`
+	// TrustProject is specialists.trust_project: the repository's own
+	// specialists may run.
+	TrustProject bool `json:",omitempty"`
 }
 
 // FollowUp reports whether in is a follow-up to a task that had ended.
@@ -113,9 +116,13 @@ type TaskPlan struct {
 	// authority moves a metered task to it.
 	Local string
 	Dir   string // where the session works: the repository, or the lane
-	// Branch is an editing task's lane branch ("" for a read-only one).
+	// Branch is the lane's branch: an editing task's, or a project
+	// specialist's ("" for a read-only one in the repository).
 	Branch string
 	Base   string // the commit the lane was cut at
+	// ReadOnly says the specialist cannot change the lane: a project
+	// specialist's lane leaves no branch behind.
+	ReadOnly bool `json:",omitempty"`
 }
 
 // TaskSessionInput is the session of a prepared task.
@@ -265,9 +272,14 @@ func (a *Activities) PrepareTask(ctx context.Context, in TaskInput) (TaskPlan, e
 	if err != nil {
 		return TaskPlan{}, badInput("task %s: %v", in.ID, err)
 	}
-	if sp.Scope == specialist.ScopeProject {
-		return TaskPlan{}, badInput("task %s: specialist %s is a project specialist (%s); background tasks run the specialists the daemon gives OpenCode, the built-in and user ones: copy it to the user scope (~/.config/horizon/specialists) to run it as a task",
-			in.ID, sp.Name, sp.Path)
+	project := sp.Scope == specialist.ScopeProject
+	if project {
+		if !in.TrustProject {
+			return TaskPlan{}, badInput("task %s: %s", in.ID, UntrustedProjectSpecialist(sp.Name, sp.Path))
+		}
+		if err := specialist.CheckProjectScope(sp); err != nil {
+			return TaskPlan{}, badInput("task %s: %v", in.ID, err)
+		}
 	}
 	lb, err := LoadLeaderboard(in.ModelsFile)
 	if err != nil {
@@ -296,7 +308,7 @@ func (a *Activities) PrepareTask(ctx context.Context, in TaskInput) (TaskPlan, e
 		}
 		model = c.Route
 	}
-	plan := TaskPlan{Agent: specialist.AgentName(sp.Name), Model: model, Paid: Paid(lb, model), Dir: in.Repo}
+	plan := TaskPlan{Agent: specialist.AgentName(sp.Name), Model: model, Paid: Paid(lb, model), Dir: in.Repo, ReadOnly: sp.ReadOnly()}
 	if role := sp.Role; plan.Paid && sp.Model == "" && in.Model == "" {
 		if role == "" {
 			role = string(horizon.RoleWorker)
@@ -305,14 +317,31 @@ func (a *Activities) PrepareTask(ctx context.Context, in TaskInput) (TaskPlan, e
 			plan.Local = c.Route
 		}
 	}
-	if err := a.checkAgent(ctx, in, plan.Agent); err != nil {
-		return TaskPlan{}, err
+	if project {
+		// Its agent is named for the repository and written now, and the
+		// task works in a lane of its own even when it only reads:
+		// OpenCode reads a directory's agents once, and may have served
+		// the repository's before this specialist was written.
+		plan.Agent = specialist.ProjectAgentName(in.Repo, sp.Name)
+		if _, err := a.projectSpecialists(ctx, ProjectSpecialists{Repo: in.Repo, UserDir: in.UserSpecialists, ModelsFile: in.ModelsFile, Model: in.Model}); err != nil {
+			return TaskPlan{}, fmt.Errorf("prepare task %s: %w", in.ID, err)
+		}
 	}
-	if !sp.ReadOnly() {
+	if !project {
+		if err := a.checkAgent(ctx, in, in.Repo, plan.Agent); err != nil {
+			return TaskPlan{}, err
+		}
+	}
+	if !sp.ReadOnly() || project {
 		if plan.Dir, plan.Base, err = a.taskLane(ctx, in); err != nil {
 			return TaskPlan{}, err
 		}
 		plan.Branch = TaskBranch(in.ID)
+	}
+	if project {
+		if err := a.checkAgent(ctx, in, plan.Dir, plan.Agent); err != nil {
+			return TaskPlan{}, err
+		}
 	}
 	err = a.updateTaskMeta(in, func(m *TaskMeta) {
 		m.Status, m.Agent, m.Model, m.Dir, m.Branch = TaskRunning, plan.Agent, plan.Model, plan.Dir, plan.Branch
@@ -329,15 +358,21 @@ type AgentLister interface {
 	Agents(ctx context.Context, dir string) ([]agent.AgentInfo, error)
 }
 
+// UntrustedProjectSpecialist says why a project specialist does not run
+// in a repository the person has not said they trust, and how to say so.
+func UntrustedProjectSpecialist(name, path string) string {
+	return fmt.Sprintf("specialist %s is a project specialist (%s): it comes from the repository, so horizon runs it only when you trust the repository. If you do, set specialists.trust_project: true in your own config file (~/.config/horizon/config.yaml) or HORIZON_SPECIALISTS_TRUST_PROJECT=true; the repository's own .horizon/config.yaml cannot", name, path)
+}
+
 // checkAgent makes sure OpenCode knows the specialist's agent: a
 // specialist created after the daemon gave OpenCode its agents would
 // otherwise fail the session, and be retried, for ever.
-func (a *Activities) checkAgent(ctx context.Context, in TaskInput, name string) error {
+func (a *Activities) checkAgent(ctx context.Context, in TaskInput, dir, name string) error {
 	l, ok := a.Sessions.(AgentLister)
 	if !ok {
 		return nil
 	}
-	agents, err := l.Agents(ctx, in.Repo)
+	agents, err := l.Agents(ctx, dir)
 	if err != nil {
 		return fmt.Errorf("prepare task %s: agents OpenCode knows: %w", in.ID, err)
 	}
@@ -591,6 +626,11 @@ func (a *Activities) FinishTask(ctx context.Context, in TaskEnd) (TaskResult, er
 			return res, err
 		}
 		res.Commit = commit
+		if in.Plan.ReadOnly && commit == "" {
+			// A read-only project specialist's lane: nothing to keep.
+			_, _ = git(ctx, in.Task.Repo, "branch", "-D", in.Plan.Branch)
+			res.Branch = ""
+		}
 	}
 	stream, err := openTaskStream(TaskOutputPath(a.Home, in.Task.ID))
 	if err != nil {
@@ -606,7 +646,7 @@ func (a *Activities) FinishTask(ctx context.Context, in TaskEnd) (TaskResult, er
 		}
 		m.Status, m.Error, m.Commit = in.Status, in.Error, res.Commit
 		if in.Plan.Model != "" {
-			m.Agent, m.Model, m.Dir, m.Branch = in.Plan.Agent, in.Plan.Model, in.Plan.Dir, in.Plan.Branch
+			m.Agent, m.Model, m.Dir, m.Branch = in.Plan.Agent, in.Plan.Model, in.Plan.Dir, res.Branch
 		}
 		if in.Session.SessionID != "" {
 			m.Session = in.Session.SessionID

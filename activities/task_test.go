@@ -18,6 +18,7 @@ import (
 
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/agent"
+	"github.com/horizon/horizon/internal/specialist"
 )
 
 // streamIDs reads the IDs of a task's output stream, in order; every line
@@ -115,7 +116,7 @@ func TestTaskReadOnlyRunsInRepo(t *testing.T) {
 	require.NoError(t, err)
 	var plan TaskPlan
 	require.NoError(t, v.Get(&plan))
-	require.Equal(t, TaskPlan{Agent: "horizon-sp-explorer", Model: "fake/m", Paid: true, Dir: h.repo}, plan)
+	require.Equal(t, TaskPlan{Agent: "horizon-sp-explorer", Model: "fake/m", Paid: true, Dir: h.repo, ReadOnly: true}, plan)
 	m, err := ReadTaskMeta(h.a.Home, "t1")
 	require.NoError(t, err)
 	require.Equal(t, TaskRunning, m.Status)
@@ -457,4 +458,61 @@ func TestTaskFollowUpCommitsOnItsBranch(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, second.Commit, m.Commit)
 	require.Equal(t, []string{"end", "end-2", "end-3"}, streamIDs(t, TaskOutputPath(h.a.Home, "t5")))
+}
+
+// writesAgents is a Sessions that takes a repository's agents.
+type writesAgents struct {
+	offers
+	written map[string][]byte
+}
+
+func (w *writesAgents) WriteProjectAgents(_ context.Context, files map[string][]byte) error {
+	for k, v := range files {
+		w.written[k] = v
+	}
+	return nil
+}
+
+// In a trusted repository a project specialist runs as a task: its agent
+// is named for the repository and written before the task's lane exists,
+// and even a read-only one works in a lane of its own (OpenCode may have
+// read the repository's agents before), which leaves no branch behind.
+// One whose tools leave the project scope is refused at once.
+func TestPrepareTaskTrustedProjectSpecialist(t *testing.T) {
+	h := newGitHarness(t)
+	w := &writesAgents{offers: offers{"fake/m"}, written: map[string][]byte{}}
+	h.a.Sessions = w
+	h.write(h.repo, ".horizon/specialists/mine.md", "---\nname: mine\ndescription: mine\ntools: [read-only]\n---\nLook.\n")
+	in := taskInput(h, "t6", "mine")
+	in.TrustProject = true
+
+	v, err := h.env.ExecuteActivity(h.a.PrepareTask, in)
+	require.NoError(t, err)
+	var plan TaskPlan
+	require.NoError(t, v.Get(&plan))
+	agentName := "horizon-pj-" + specialist.RepoKey(h.repo) + "-mine"
+	require.Equal(t, agentName, plan.Agent)
+	require.Contains(t, w.written, agentName)
+	require.Equal(t, h.a.taskLaneDir("t6"), plan.Dir)
+	require.Equal(t, TaskBranch("t6"), plan.Branch)
+	require.True(t, plan.ReadOnly)
+
+	v, err = h.env.ExecuteActivity(h.a.FinishTask, TaskEnd{Task: in, Plan: plan, Status: TaskCompleted})
+	require.NoError(t, err)
+	var res TaskResult
+	require.NoError(t, v.Get(&res))
+	require.Empty(t, res.Commit)
+	require.Empty(t, res.Branch)
+	require.False(t, gitOK(context.Background(), h.repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+TaskBranch("t6")), "a read-only lane leaves no branch")
+
+	userDir := filepath.Join(h.a.Home, "user")
+	h.write(userDir, "webby.md", "---\nname: webby\ndescription: webby\ntools: [read-only, webfetch]\n---\nLook.\n")
+	h.write(h.repo, ".horizon/specialists/reach.md", "---\nname: reach\ndescription: reach\nextends: webby\n---\nLook.\n")
+	out := taskInput(h, "t7", "reach")
+	out.TrustProject, out.UserSpecialists = true, userDir
+	_, err = h.env.ExecuteActivity(h.a.PrepareTask, out)
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	require.Equal(t, ErrTypeBadInput, app.Type())
+	require.ErrorContains(t, err, `tool "webfetch" is not available to a project specialist`)
 }

@@ -75,6 +75,10 @@ type LaneInput struct {
 	// branch (made at BaseCommit if missing), so a planned run's feature
 	// builds on the features accepted before it.
 	FromIntegration bool
+	// Project, for a trusted repository, has its own specialists written
+	// for OpenCode before any session works in the lane: OpenCode reads a
+	// directory's agents once, when it first serves it.
+	Project *ProjectSpecialists `json:",omitempty"`
 }
 
 // Lane is a prepared git worktree.
@@ -136,6 +140,9 @@ type SessionInput struct {
 	// than its usual one: PurposeDispositions has the lead decide audit
 	// findings (a horizon-dispositions block, not a plan).
 	Purpose string `json:",omitempty"`
+	// Project offers a trusted repository's own read-only specialists to
+	// the worker as delegates (nil: the repository is not trusted).
+	Project *ProjectSpecialists `json:",omitempty"`
 	// Watched says the advisor's watchdog reviews this session: each try
 	// tells its workflow which worker runs it (SignalSessionHost), so the
 	// watchdog runs there.

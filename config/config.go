@@ -33,6 +33,8 @@ type Config struct {
 	Reader   Reader   `mapstructure:"reader"`
 	Advisor  Advisor  `mapstructure:"advisor"`
 
+	Specialists Specialists `mapstructure:"specialists"`
+
 	Supervisor Supervisor `mapstructure:"supervisor"`
 	Notify     Notify     `mapstructure:"notify"`
 	Service    Service    `mapstructure:"service"`
@@ -132,6 +134,18 @@ type Reader struct {
 	BaseURL string `mapstructure:"base_url"`
 	Model   string `mapstructure:"model"`
 	APIKey  string `mapstructure:"api_key"`
+}
+
+// Specialists configures how horizon uses specialists (README,
+// "Specialists").
+type Specialists struct {
+	// TrustProject lets the repository's own specialists
+	// (<repo>/.horizon/specialists) run: as the worker's delegates and as
+	// background tasks. They come from whoever wrote to the repository,
+	// so they run only when the person trusts it; the repository's own
+	// config file cannot set this. Even then their tools stay within the
+	// project scope's categories.
+	TrustProject bool `mapstructure:"trust_project"`
 }
 
 // Advisor configures the advisor (README, "The advisor"): the watchdog

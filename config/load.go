@@ -160,6 +160,7 @@ func defaults() map[string]any {
 		"advisor.delivery.nit":                     DeliverMessage,
 		"advisor.system_prompt":                    "",
 		"advisor.tools":                            []string{"read", "grep", "glob"},
+		"specialists.trust_project":                false,
 		"supervisor.roadmap":                       DefaultRoadmap,
 		"supervisor.max_active_runs":               1,
 		"supervisor.decompose_cron":                "0 2 * * *",
@@ -210,6 +211,16 @@ func UserFilePath() string {
 	return filepath.Join(home, ".config", "horizon", "config.yaml")
 }
 
+// UserSpecialistsDir is the user scope of specialists, beside the user's
+// config file ("" when there is no home).
+func UserSpecialistsDir() string {
+	p := UserFilePath()
+	if p == "" {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(p), "specialists")
+}
+
 // Load resolves the configuration once. Errors name the input at fault.
 func Load(o Options) (*Config, error) {
 	v := viper.New()
@@ -239,6 +250,11 @@ func Load(o Options) (*Config, error) {
 		}
 		if fv == nil {
 			continue
+		}
+		if f != userFile {
+			if err := vouchesForItself(f, fv); err != nil {
+				return nil, err
+			}
 		}
 		if err := v.MergeConfigMap(fv.AllSettings()); err != nil {
 			return nil, fmt.Errorf("config: merge %s: %w", f, err)
@@ -351,6 +367,32 @@ func readFile(path string) (*viper.Viper, error) {
 		}}
 	}
 	return fv, nil
+}
+
+// selfTrust are the keys that say how far horizon trusts the repository
+// itself: the repository's own file may not set them, or any repository
+// could vouch for itself.
+var selfTrust = []string{"specialists.trust_project"}
+
+// vouchesForItself refuses a repository's file (path) that sets a key of
+// selfTrust.
+func vouchesForItself(path string, fv *viper.Viper) error {
+	for _, k := range selfTrust {
+		if fv.IsSet(k) {
+			return &Error{Source: path, Problems: []string{fmt.Sprintf(
+				"%s cannot be set in the repository's own file: a repository cannot vouch for itself; set it in %s or with %s=true",
+				k, displayUserFile(), EnvName(k))}}
+		}
+	}
+	return nil
+}
+
+// displayUserFile names the user's config file in messages.
+func displayUserFile() string {
+	if p := UserFilePath(); p != "" {
+		return p
+	}
+	return "~/.config/horizon/config.yaml"
 }
 
 type fileSource struct {

@@ -50,6 +50,18 @@ func (l *changeLoop) bound(ctx workflow.Context, o workflow.ActivityOptions) wor
 	return budgeted(ctx, l.deadline, o)
 }
 
+// project is what the lane's sessions need to offer the trusted
+// repository's own specialists (nil: it is not trusted).
+func (l *changeLoop) project() *activities.ProjectSpecialists {
+	p := l.limits.Specialists
+	if p == nil {
+		return nil
+	}
+	c := *p
+	c.Repo = l.repo
+	return &c
+}
+
 // spent is the run's spend so far, as ceilings and the ladder see it.
 func (l *changeLoop) spent() float64 { return l.prior + l.s.state.Usage.Cost }
 
@@ -180,6 +192,9 @@ func (l *changeLoop) change(ctx workflow.Context, n int, prev *horizon.Attempt, 
 		RunID: l.runID, Feature: l.job.id, Attempt: n, Role: horizon.RoleWorker, Lane: l.lane.Path, BaseCommit: l.baseCommit,
 		Model: p.model, Prompt: horizon.WorkerBrief(l.job.task, n, l.s.state.MaxAttempts, prev, guidance), Title: l.goal,
 		Consults: l.authority().consults(l.spent()),
+	}
+	if p.applier == activities.ApplierOpenCode {
+		in.Project = l.project()
 	}
 	g := routed(p)
 	w, err := l.watchedSession(ctx, g, opts, in, &work, n, prev)

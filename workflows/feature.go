@@ -180,6 +180,7 @@ func (f *featureRun) run(ctx workflow.Context) (*FeatureResult, error) {
 	l := f.changeLoop
 	if err := execute(ctx, l.bound(ctx, gitOptions("lane "+in.Feature.ID)), a.PrepareLane, activities.LaneInput{
 		RunID: in.RunID, Feature: in.Feature.ID, Repo: in.Repo, BaseCommit: in.BaseCommit, FromIntegration: true,
+		Project: l.project(),
 	}, &l.lane); err != nil {
 		if overBudget(ctx, l.deadline, err) {
 			return f.result(FeatureOutcomeBudget, f.budgetReason(ctx, err)), nil

@@ -30,6 +30,10 @@ type Limits struct {
 	// preflight records them in the run's gate record, and each is a part
 	// of the gate with its own GateTimeout.
 	GateCommands horizon.GateCommands `json:",omitzero"`
+	// Specialists offers the repository's own specialists to its workers
+	// (specialists.trust_project); nil: the repository is not trusted.
+	// Its Repo is each run's own.
+	Specialists *activities.ProjectSpecialists `json:",omitempty"`
 }
 
 // gateParts is how many parts, each capped at GateTimeout, a gate run

@@ -102,6 +102,7 @@ func (r *singleRun) prepare(ctx workflow.Context) error {
 	r.s.phase(ctx, horizon.PhaseLane)
 	if err := execute(ctx, gitOptions("lane "+DefaultFeature), a.PrepareLane, activities.LaneInput{
 		RunID: in.RunID, Feature: DefaultFeature, Repo: in.Repo, BaseCommit: in.BaseCommit,
+		Project: r.changeLoop.project(),
 	}, &r.changeLoop.lane); err != nil {
 		return err
 	}

@@ -478,7 +478,7 @@ func (a *App) StartLoop(ctx context.Context, req LoopRequest) (string, error) {
 // StartTask starts a background task with the configured models and
 // session limits.
 func (a *App) StartTask(ctx context.Context, req TaskRequest) (TaskMeta, error) {
-	req.Model, req.ModelsFile = a.cfg.Models.Default, a.cfg.Models.File
+	req.Model, req.ModelsFile, req.TrustProject = a.cfg.Models.Default, a.cfg.Models.File, a.cfg.Specialists.TrustProject
 	req.Limits = workflows.Limits{SessionTimeout: a.cfg.Agent.SessionTimeout, HeartbeatTimeout: a.cfg.Agent.HeartbeatTimeout}
 	return a.Tasks().Start(ctx, req)
 }
@@ -486,7 +486,7 @@ func (a *App) StartTask(ctx context.Context, req TaskRequest) (TaskMeta, error) 
 // ResumeTask gives a task that has ended a follow-up, a new turn of its
 // session, with the configured models and session limits.
 func (a *App) ResumeTask(ctx context.Context, req TaskResumeRequest) (TaskMeta, error) {
-	req.Model, req.ModelsFile = a.cfg.Models.Default, a.cfg.Models.File
+	req.Model, req.ModelsFile, req.TrustProject = a.cfg.Models.Default, a.cfg.Models.File, a.cfg.Specialists.TrustProject
 	req.Limits = workflows.Limits{SessionTimeout: a.cfg.Agent.SessionTimeout, HeartbeatTimeout: a.cfg.Agent.HeartbeatTimeout}
 	return a.Tasks().Resume(ctx, req)
 }

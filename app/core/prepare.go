@@ -19,6 +19,7 @@ import (
 	"github.com/horizon/horizon/config"
 	"github.com/horizon/horizon/horizon"
 	"github.com/horizon/horizon/internal/repo"
+	"github.com/horizon/horizon/internal/specialist"
 	"github.com/horizon/horizon/workflows"
 )
 
@@ -161,6 +162,11 @@ func CheckRunnable(ctx context.Context, cfg *config.Config, info repo.Info) erro
 	if err := CheckSubmodules(ctx, info); err != nil {
 		return err
 	}
+	if cfg.Specialists.TrustProject {
+		if err := CheckProjectSpecialists(info.Root); err != nil {
+			return err
+		}
+	}
 	if !cfg.Embedded() {
 		// The workers of a remote cluster have their own OpenCode and
 		// providers: their preflight judges the models.
@@ -170,6 +176,24 @@ func CheckRunnable(ctx context.Context, cfg *config.Config, info repo.Info) erro
 	// opencode or model would only surface later as a failed run.
 	_, _, err := ResolveRoleModels(ctx, cfg, info.Root)
 	return err
+}
+
+// CheckProjectSpecialists refuses, as bad input, a trusted repository
+// whose own specialists could not be offered to its workers: a manifest
+// that does not load, or tools beyond the project scope's categories.
+// Found here it costs nothing; found by a run, its workers would go on
+// without them.
+func CheckProjectSpecialists(root string) error {
+	set, err := specialist.Load(specialist.Dirs{User: config.UserSpecialistsDir(), Project: activities.ProjectSpecialistsDir(root)})
+	if err != nil {
+		return inputf("specialists.trust_project: the repository's specialists do not load:\n  %s", strings.ReplaceAll(err.Error(), "\n", "\n  "))
+	}
+	for _, sp := range set.All() {
+		if err := specialist.CheckProjectScope(sp); err != nil {
+			return inputf("specialists.trust_project: %v", err)
+		}
+	}
+	return nil
 }
 
 // SubmoduleError is a submodule of HEAD that lanes could not set up.
@@ -194,7 +218,7 @@ func CheckSubmodules(ctx context.Context, info repo.Info) error {
 // limits, ceilings, queues, mode and budget. A supervisor hands it to
 // each run it starts.
 func RunTemplate(cfg *config.Config) workflows.RunInput {
-	return workflows.RunInput{
+	in := workflows.RunInput{
 		Model:       cfg.Models.Default,
 		ModelsFile:  absPath(cfg.Models.File),
 		PaidQueue:   cfg.PaidQueue(),
@@ -221,6 +245,11 @@ func RunTemplate(cfg *config.Config) workflows.RunInput {
 		LineCeiling:        cfg.Run.LineCeiling,
 		DropFailedLanes:    cfg.Run.KeepFailedLanes == 0,
 	}
+	if cfg.Specialists.TrustProject {
+		// Each run offers its own repository's (the run's Repo).
+		in.Limits.Specialists = &activities.ProjectSpecialists{UserDir: config.UserSpecialistsDir(), ModelsFile: absPath(cfg.Models.File), Model: cfg.Models.Default}
+	}
+	return in
 }
 
 // stallPolicy is run.stall_backoff and run.stall_block_after, with the

@@ -82,6 +82,9 @@ type TaskRequest struct {
 	ModelsFile string
 	Dirs       specialist.Dirs // the scopes, to refuse a bad name before starting
 	Limits     workflows.Limits
+	// TrustProject is specialists.trust_project: the repository's own
+	// specialists may run.
+	TrustProject bool
 }
 
 // NewTaskID is a fresh task ID: the UTC start time and random hex.
@@ -93,13 +96,13 @@ func NewTaskID() string {
 
 // Start checks the request, writes the task's metadata (pending) and starts
 // its workflow. A specialist that does not exist, or a project specialist
-// (the daemon gives OpenCode only the built-in and user ones), is refused
+// of a repository not trusted (specialists.trust_project), is refused
 // with a *specialist error before anything starts.
 func (t Tasks) Start(ctx context.Context, req TaskRequest) (activities.TaskMeta, error) {
 	if strings.TrimSpace(req.Prompt) == "" {
 		return activities.TaskMeta{}, fmt.Errorf("task: %w", ErrEmptyPrompt)
 	}
-	sp, err := TaskSpecialist(req.Dirs, req.Specialist)
+	sp, err := TaskSpecialist(req.Dirs, req.Specialist, req.TrustProject)
 	if err != nil {
 		return activities.TaskMeta{}, err
 	}
@@ -115,7 +118,7 @@ func (t Tasks) Start(ctx context.Context, req TaskRequest) (activities.TaskMeta,
 	}
 	in := workflows.TaskInput{
 		Task: activities.TaskInput{ID: id, Specialist: sp.Name, Prompt: req.Prompt, Repo: req.Repo, BaseCommit: req.BaseCommit,
-			Model: req.Model, ModelsFile: req.ModelsFile, UserSpecialists: req.Dirs.User},
+			Model: req.Model, ModelsFile: req.ModelsFile, UserSpecialists: req.Dirs.User, TrustProject: req.TrustProject},
 		Limits: req.Limits, PaidQueue: t.PaidQueue, Spend: t.Spend,
 	}
 	_, err = t.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
@@ -143,6 +146,8 @@ type TaskResumeRequest struct {
 	ModelsFile string
 	Dirs       specialist.Dirs
 	Limits     workflows.Limits
+	// TrustProject is specialists.trust_project, as for TaskRequest.
+	TrustProject bool
 }
 
 // CanResume reads the task a follow-up is for and refuses, before the
@@ -202,7 +207,7 @@ func (t Tasks) Resume(ctx context.Context, req TaskResumeRequest) (activities.Ta
 	}
 	in := workflows.TaskInput{
 		Task: activities.TaskInput{ID: id, Specialist: m.Specialist, Prompt: req.Prompt, Repo: m.Repo, BaseCommit: req.BaseCommit,
-			Model: req.Model, ModelsFile: req.ModelsFile, UserSpecialists: req.Dirs.User,
+			Model: req.Model, ModelsFile: req.ModelsFile, UserSpecialists: req.Dirs.User, TrustProject: req.TrustProject,
 			Turn: m.Turns, Session: m.Session, Prior: horizon.Usage{Cost: m.Cost}},
 		Limits: req.Limits, PaidQueue: t.PaidQueue, Spend: t.Spend,
 	}
@@ -251,10 +256,11 @@ func (t Tasks) awaitClosed(ctx context.Context, wid string) error {
 }
 
 // TaskSpecialist is the specialist a task named name would run: one that
-// exists in the scopes of dirs and is not a project specialist (the daemon
-// gives OpenCode only the built-in and user ones). Surfaces call it before
-// reaching the engine, so a bad name costs no daemon start.
-func TaskSpecialist(dirs specialist.Dirs, name string) (*specialist.Specialist, error) {
+// exists in the scopes of dirs, and, if it is a project specialist, of a
+// repository the person trusts (trustProject: specialists.trust_project)
+// with tools within the project scope. Surfaces call it before reaching
+// the engine, so a bad name costs no daemon start.
+func TaskSpecialist(dirs specialist.Dirs, name string, trustProject bool) (*specialist.Specialist, error) {
 	set, err := specialist.Load(dirs)
 	if err != nil {
 		return nil, err
@@ -264,7 +270,12 @@ func TaskSpecialist(dirs specialist.Dirs, name string) (*specialist.Specialist, 
 		return nil, err
 	}
 	if sp.Scope == specialist.ScopeProject {
-		return nil, &ProjectSpecialistError{Name: sp.Name, Path: sp.Path}
+		if !trustProject {
+			return nil, &ProjectSpecialistError{Name: sp.Name, Path: sp.Path}
+		}
+		if err := specialist.CheckProjectScope(sp); err != nil {
+			return nil, err
+		}
 	}
 	return sp, nil
 }
@@ -272,11 +283,12 @@ func TaskSpecialist(dirs specialist.Dirs, name string) (*specialist.Specialist, 
 // ErrEmptyPrompt: a task needs something to do.
 var ErrEmptyPrompt = errors.New("the prompt is empty: say what the specialist should do")
 
-// ProjectSpecialistError refuses a project specialist as a task.
+// ProjectSpecialistError refuses a project specialist of a repository
+// the person has not said they trust.
 type ProjectSpecialistError struct{ Name, Path string }
 
 func (e *ProjectSpecialistError) Error() string {
-	return fmt.Sprintf("specialist %s is a project specialist (%s): background tasks run the specialists the daemon gives OpenCode, the built-in and user ones; copy it to ~/.config/horizon/specialists to run it as a task", e.Name, e.Path)
+	return activities.UntrustedProjectSpecialist(e.Name, e.Path)
 }
 
 // Get reads one task's metadata. Stop and Output start here, so an ID

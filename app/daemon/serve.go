@@ -23,6 +23,7 @@ import (
 	"github.com/horizon/horizon/internal/child"
 	"github.com/horizon/horizon/internal/notify"
 	"github.com/horizon/horizon/internal/reader"
+	"github.com/horizon/horizon/internal/specialist"
 	"github.com/horizon/horizon/internal/tools"
 	"github.com/horizon/horizon/workflows"
 )
@@ -337,6 +338,8 @@ var (
 	_ activities.SessionParts = (*lazySessions)(nil)
 	_ activities.AgentLister  = (*lazySessions)(nil)
 	_ activities.Compactor    = (*lazySessions)(nil)
+
+	_ activities.ProjectAgentWriter = (*lazySessions)(nil)
 )
 
 func (l *lazySessions) server(ctx context.Context) (*agent.Server, error) {
@@ -402,6 +405,16 @@ func (l *lazySessions) RunSession(ctx context.Context, req agent.SessionRequest,
 		return agent.SessionResult{}, err
 	}
 	return s.RunSession(ctx, req, onProgress)
+}
+
+// WriteProjectAgents adds a trusted repository's specialists to
+// OpenCode's agents (activities.ProjectAgentWriter). They stay across
+// restarts: a lane OpenCode serves again after one reads them at once.
+func (l *lazySessions) WriteProjectAgents(ctx context.Context, files map[string][]byte) error {
+	if _, err := l.server(ctx); err != nil {
+		return err
+	}
+	return agent.WriteNamedAgents(filepath.Join(l.paths.OpenCode(), "config"), specialist.ProjectPrefix, files)
 }
 
 func (l *lazySessions) ValidateModel(ctx context.Context, dir, model string) error {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/horizon/horizon/activities"
 	"github.com/horizon/horizon/config"
@@ -19,14 +18,13 @@ import (
 // it first serves a directory, and every attempt runs in a fresh lane, so
 // files written after the server started apply to the next session.
 //
-// Project specialists are left out: the config directory is shared by every
-// repository the daemon serves.
+// Project specialists are left out here: the config directory is shared
+// by every repository the daemon serves, so a trusted repository's are
+// written, named for it, when its lanes are prepared (activities,
+// project_specialists.go).
 func writeSpecialists(ctx context.Context, srv *agent.Server, confDir string, cfg *config.Config) (specialist.Materialised, error) {
 	var m specialist.Materialised
-	dirs := specialist.Dirs{}
-	if p := config.UserFilePath(); p != "" {
-		dirs.User = filepath.Join(filepath.Dir(p), "specialists")
-	}
+	dirs := specialist.Dirs{User: config.UserSpecialistsDir()}
 	set, err := specialist.Load(dirs)
 	if err != nil {
 		return m, fmt.Errorf("materialise specialists: %w", err)

@@ -85,6 +85,15 @@ type specialistJSON struct {
 	*specialist.Specialist
 	ReadOnly bool                `json:"read_only"`
 	Binding  *specialist.Binding `json:"binding,omitempty"`
+	// Untrusted: a project specialist of a repository the person has not
+	// said they trust (specialists.trust_project); it does not run.
+	Untrusted bool `json:"untrusted,omitempty"`
+}
+
+// untrusted reports whether sp is a project specialist that does not run
+// here: the repository is not trusted.
+func (a *app) untrusted(sp *specialist.Specialist) bool {
+	return sp.Scope == specialist.ScopeProject && !a.cfg.Specialists.TrustProject
 }
 
 // bindModels resolves every specialist's model. Without OpenCode (or when

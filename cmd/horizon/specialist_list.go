@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/horizon/horizon/config"
 )
 
 type specialistListOptions struct {
@@ -28,7 +30,7 @@ func newSpecialistListCmd(a *app, runF func(context.Context, *specialistListOpti
 			return specialistList(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.json, "json", false, "print a JSON array of {name, description, role, model, tools, scope, path, overrides, read_only, binding: {model, source, rank, unavailable}}")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print a JSON array of {name, description, role, model, tools, scope, path, overrides, read_only, untrusted, binding: {model, source, rank, unavailable}}")
 	return cmd
 }
 
@@ -43,7 +45,9 @@ func specialistList(ctx context.Context, o *specialistListOptions) error {
 	if o.json {
 		out := make([]specialistJSON, 0, len(all))
 		for _, sp := range all {
-			out = append(out, toJSON(sp, binds))
+			j := toJSON(sp, binds)
+			j.Untrusted = a.untrusted(sp)
+			out = append(out, j)
 		}
 		return json.NewEncoder(a.out).Encode(out)
 	}
@@ -56,10 +60,18 @@ func specialistList(ctx context.Context, o *specialistListOptions) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	var untrusted []string
 	for _, sp := range all {
 		if b, ok := binds[sp.Name]; ok && !b.Available() {
 			fmt.Fprintf(a.out, "%s is unavailable: %s\n", sp.Name, b.Unavailable)
 		}
+		if a.untrusted(sp) {
+			untrusted = append(untrusted, sp.Name)
+		}
+	}
+	if len(untrusted) > 0 {
+		fmt.Fprintf(a.out, "%s: project specialists, which run only in a repository you trust: set specialists.trust_project: true in %s (or HORIZON_SPECIALISTS_TRUST_PROJECT=true) if you trust this one\n",
+			strings.Join(untrusted, ", "), config.UserFilePath())
 	}
 	return nil
 }

@@ -50,10 +50,15 @@ func specialistShow(ctx context.Context, o *specialistShowOptions) error {
 	}
 	binds := a.bindModels(ctx, []*specialist.Specialist{sp})
 	if o.json {
-		return json.NewEncoder(a.out).Encode(toJSON(sp, binds))
+		j := toJSON(sp, binds)
+		j.Untrusted = a.untrusted(sp)
+		return json.NewEncoder(a.out).Encode(j)
 	}
 	w := a.out
 	fmt.Fprintf(w, "%s  (%s, %s)\n", sp.Name, sp.Scope, sp.Path)
+	if a.untrusted(sp) {
+		fmt.Fprintf(w, "not run    a project specialist runs only in a repository you trust (specialists.trust_project)\n")
+	}
 	if sp.Description != "" {
 		fmt.Fprintf(w, "  %s\n", sp.Description)
 	}

@@ -50,7 +50,7 @@ func taskRun(ctx context.Context, o *taskRunOptions) error {
 		return err
 	}
 	dirs := a.specialistDirs()
-	if _, err := core.TaskSpecialist(dirs, o.specialist); err != nil {
+	if _, err := core.TaskSpecialist(dirs, o.specialist, a.cfg.Specialists.TrustProject); err != nil {
 		return taskError(err)
 	}
 	return a.withEngine(ctx, true, func(h *core.App) error {

@@ -82,6 +82,11 @@ type SessionRequest struct {
 	// (by an attempt that crashed), so that turn is waited for, returned
 	// or continued exactly as a resumed session's, never prompted again.
 	Turn string
+	// Permission are the session's own rules, weighed after its agent's
+	// (the last match wins): what this session may do beyond, or short
+	// of, what every session of its agent may (a trusted repository's own
+	// delegates). They are set when the session is created.
+	Permission []PermissionRule `json:",omitempty"`
 }
 
 // Usage is what a session cost, as OpenCode records it per assistant message.
@@ -257,9 +262,13 @@ func (e *ocError) asError(sessionID string) *SessionError {
 
 // ---- endpoints ----
 
-func (s *Server) createSession(ctx context.Context, dir, title string) (ocSession, error) {
+func (s *Server) createSession(ctx context.Context, dir, title string, perm []PermissionRule) (ocSession, error) {
 	var out ocSession
-	err := s.call(ctx, http.MethodPost, "/session", dirQuery(dir), map[string]any{"title": title}, &out)
+	body := map[string]any{"title": title}
+	if len(perm) > 0 {
+		body["permission"] = perm
+	}
+	err := s.call(ctx, http.MethodPost, "/session", dirQuery(dir), body, &out)
 	if err == nil && out.ID == "" {
 		err = errors.New("opencode POST /session: answer has no id")
 	}
@@ -416,7 +425,7 @@ func (s *Server) openTurn(ctx context.Context, req SessionRequest, log zerolog.L
 	if title == "" {
 		title = "horizon " + req.Agent
 	}
-	sess, err := s.createSession(ctx, dir, title)
+	sess, err := s.createSession(ctx, dir, title, req.Permission)
 	if err != nil {
 		return t, fmt.Errorf("create session: %w", err)
 	}

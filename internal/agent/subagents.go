@@ -153,3 +153,28 @@ func (s agentSpec) withDelegates(delegates []string, brief string) agentSpec {
 	}
 	return s
 }
+
+// WriteNamedAgents adds agent files (name → content) to the config dir
+// without touching any other: a trusted repository's own specialists,
+// written when a session of that repository needs them. Every name must
+// start with prefix, which no agent of horizon's own does. OpenCode reads
+// a directory's agents when it first serves that directory, so they apply
+// to sessions in directories it has not served yet.
+func WriteNamedAgents(dir, prefix string, files map[string][]byte) error {
+	if prefix == "" {
+		return fmt.Errorf("write named agents: no prefix")
+	}
+	agentDir := filepath.Join(dir, "agent")
+	if err := os.MkdirAll(agentDir, 0o755); err != nil {
+		return fmt.Errorf("write named agents: %w", err)
+	}
+	for name, content := range files {
+		if !strings.HasPrefix(name, prefix) || slices.Contains(AgentNames(), name) || strings.ContainsAny(name, `/\`) {
+			return fmt.Errorf("write named agents: %q must start with %q and not be one of horizon's agents", name, prefix)
+		}
+		if err := writeIfChanged(filepath.Join(agentDir, name+".md"), content); err != nil {
+			return fmt.Errorf("write named agents: %w", err)
+		}
+	}
+	return nil
+}

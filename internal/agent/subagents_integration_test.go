@@ -40,6 +40,13 @@ const delegationScript = `{
       {"tool_calls": [{"name": "task", "args": {"description": "write it", "prompt": "CHILD-WRITE: write child.txt", "subagent_type": "horizon-sp-worker"}}]},
       {"text": "` + "```" + `horizon-report\n{\"status\": \"blocked\", \"summary\": \"delegation refused\", \"blocker\": {\"type\": \"platform\", \"evidence\": \"task denied\"}}\n` + "```" + `\n"}
     ]},
+    {"name": "worker-delegates-project", "when": ["TASK-DELEGATE-PROJECT"], "replies": [
+      {"tool_calls": [{"name": "task", "args": {"description": "review it", "prompt": "CHILD-PROJECT: review the greeting", "subagent_type": "horizon-pj-0123456789abcdef-reviewer"}}]},
+      {"text": "` + "```" + `horizon-report\n{\"status\": \"satisfied\", \"summary\": \"asked the reviewer\"}\n` + "```" + `\n"}
+    ]},
+    {"name": "child-project", "when": ["CHILD-PROJECT", "PJ-REVIEWER-BODY"], "unless": ["TASK-DELEGATE"], "replies": [
+      {"text": "The greeting reads well."}
+    ]},
     {"name": "child-write", "when": ["CHILD-WRITE"], "unless": ["TASK-DELEGATE"], "replies": [
       {"tool_calls": [{"name": "write", "args": {"filePath": "{{workdir}}/child.txt", "content": "written by a child\n"}}]},
       {"text": "wrote it"}
@@ -140,6 +147,40 @@ func TestSpecialistDelegation(t *testing.T) {
 		}
 		require.Equal(t, []string{"fake-explore", "fake-explore"}, childModels)
 		require.NoFileExists(t, filepath.Join(repo, "explorer-wrote.txt"), "the read-only explorer cannot write")
+	})
+
+	// A repository's own specialist, written after the server started,
+	// is reached from a lane OpenCode has not served yet, and only by a
+	// session whose own rules allow it: the worker agent denies it.
+	t.Run("a repository's specialist by the session's rules", func(t *testing.T) {
+		const pj = "horizon-pj-0123456789abcdef-reviewer"
+		reviewer := &specialist.Specialist{Manifest: specialist.Manifest{Name: "reviewer", Description: "reviews", Tools: []string{"read-only"}, Prompt: "PJ-REVIEWER-BODY: review carefully."}}
+		require.NoError(t, WriteNamedAgents(h.confDir, specialist.ProjectPrefix, map[string][]byte{pj: specialist.AgentFile(reviewer, specialist.Binding{Model: "fake/fake-explore"})}))
+		require.Error(t, WriteNamedAgents(h.confDir, specialist.ProjectPrefix, map[string][]byte{AgentWorker: nil}), "horizon's own agents are not the repository's")
+
+		denied := gitRepo(t)
+		_, err := s.RunSession(ctx, SessionRequest{Directory: denied, Agent: AgentWorker, Model: "fake/fake-coder",
+			Prompt: "TASK-DELEGATE-PROJECT: ask the reviewer."}, nil)
+		require.NoError(t, err)
+		for _, r := range h.fake.Requests() {
+			require.NotEqual(t, "child-project", r.Rule, "without the session's rule the worker may not reach it")
+		}
+
+		allowed := gitRepo(t)
+		res, err := s.RunSession(ctx, SessionRequest{Directory: allowed, Agent: AgentWorker, Model: "fake/fake-coder",
+			Prompt:     "TASK-DELEGATE-PROJECT: ask the reviewer.",
+			Permission: []PermissionRule{{Permission: "task", Pattern: pj, Action: "allow"}}}, nil)
+		require.NoError(t, err)
+		require.Len(t, res.Children, 1)
+		require.Equal(t, pj, res.Children[0].Agent)
+		require.Equal(t, "fake/fake-explore", res.Children[0].Model)
+		n := 0
+		for _, r := range h.fake.Requests() {
+			if r.Rule == "child-project" {
+				n++
+			}
+		}
+		require.Equal(t, 1, n, "the child ran once, with the specialist's own prompt")
 	})
 
 	t.Run("a write specialist is refused", func(t *testing.T) {

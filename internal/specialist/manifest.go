@@ -206,6 +206,11 @@ func (m *Manifest) check(wantName string, bad func(int, string, ...any) error) e
 		if err := checkTool(t); err != nil {
 			return bad(m.lines["tools"], "%v", err)
 		}
+		if m.Scope == ScopeProject {
+			if err := checkProjectTool(t); err != nil {
+				return bad(m.lines["tools"], "%v", err)
+			}
+		}
 	}
 	return nil
 }

@@ -26,7 +26,7 @@ func TestMaterialise(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "web.md"), []byte("---\nname: web\ndescription: reads the web\ntools: [read-only, webfetch]\nrole: research\n---\nLook.\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "own.md"), []byte("---\nname: own\ndescription: own model\ntools: [read-only]\nmodel: x/y\nreasoningEffort: high\n---\nLook.\n"), 0o644))
-	set, err := Load(Dirs{Project: dir})
+	set, err := Load(Dirs{User: dir})
 	require.NoError(t, err)
 	lb := ladder.Bundled()
 	connected := []string{"openai/gpt-5-mini"} // ranked for explore and research, not analyze or build
