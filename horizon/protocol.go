@@ -36,6 +36,10 @@ const (
 	// BlockDispositions is the lead's decision on audit findings the
 	// deterministic rule left open (Rule).
 	BlockDispositions BlockKind = "horizon-dispositions"
+	// BlockSpecialist is the lead's draft of a specialist manifest
+	// (`horizon specialist generate`): the manifest itself, frontmatter
+	// and prompt, not JSON.
+	BlockSpecialist BlockKind = "horizon-specialist"
 )
 
 // ReportStatus is what a worker claims about its feature. It is a claim,

@@ -16,13 +16,15 @@ import (
 
 // meteredActivities are the activities that call a metered model: a
 // session on OpenCode or an applier CLI, the reader, a loop's turn and its
-// compaction, a task's session, the advisor's review. Every workflow-side
-// execution of one must go through the spend authority: a grant's call
-// (or, for a call that runs beside a session, its start). The second
-// half of TestMeteredCallsGoThroughTheAuthority keeps this list honest
-// against the activities package.
+// compaction, a task's session, the advisor's review, the lead's draft of
+// a specialist. Every workflow-side execution of one must go through the
+// spend authority: a grant's call (or, for a call that runs beside a
+// session, its start). The second half of
+// TestMeteredCallsGoThroughTheAuthority keeps this list honest against
+// the activities package.
 var meteredActivities = map[string]bool{
 	"AgentSession": true, "Diagnose": true, "LoopActivation": true, "CompactLoop": true, "TaskSession": true, "AdvisorWatch": true, "Research": true,
+	"SpecialistDraftSession": true,
 }
 
 // authorityMethods are the grant's methods that execute a metered

@@ -20,7 +20,9 @@ import (
 // a background task's TaskWorkflow continued after a daemon crash and a
 // follow-up's (task-follow-up-after-crash.json) continued after one, a
 // LoopWorkflow that compacted its session once and one the advisor watched
-// (loop-advised-note-delivered.json: a note delivered in activation 1). The histories recorded
+// (loop-advised-note-delivered.json: a note delivered in activation 1),
+// and a SpecialistDraftWorkflow whose lead read the repository and
+// drafted a manifest (specialist-draft.json). The histories recorded
 // before each kind of run had its own type stay as they were: RunWorkflow
 // with and without Planned (run-*.json, planned-run-two-milestones.json,
 // planned-run-continued-as-new.json) and a supervisor that started
@@ -31,8 +33,8 @@ import (
 // HORIZON_RECORD_HISTORY=1: internal/e2e/planned_test.go and
 // supervisor_test.go, advisor_test.go (the one-feature run), task_test.go,
 // loop_test.go, loop_advisor_test.go, review_test.go (a feature whose audits got dispositions,
-// skipped while it ran, and its run) and research_test.go (a feature
-// whose research attempt read the web).
+// skipped while it ran, and its run), research_test.go (a feature
+// whose research attempt read the web) and specialist_generate_test.go.
 //
 // feature-advised-on-session-host.json is a watched feature on a cluster
 // (internal/e2e/cluster_advisor_test.go): its worker session said which
@@ -52,7 +54,7 @@ func TestReplay(t *testing.T) {
 		})
 	}
 	// Every workflow type keeps a history recorded from a real run.
-	for _, name := range []string{RunWorkflowName, PlannedRunWorkflowName, SingleRunWorkflowName, FeatureWorkflowName, PlanWorkflowName, SupervisorWorkflowName, DecomposeWorkflowName, DailyPassWorkflowName, TaskWorkflowName, LoopWorkflowName} {
+	for _, name := range []string{RunWorkflowName, PlannedRunWorkflowName, SingleRunWorkflowName, FeatureWorkflowName, PlanWorkflowName, SupervisorWorkflowName, DecomposeWorkflowName, DailyPassWorkflowName, TaskWorkflowName, LoopWorkflowName, SpecialistDraftWorkflowName} {
 		require.Positive(t, types[name], "no %s history in testdata", name)
 	}
 }

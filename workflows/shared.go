@@ -20,6 +20,9 @@
 //   - LoopWorkflow (loop_run.go) is a loopRun: `horizon loop`, one
 //     persistent session prompted up to N times, compacted between
 //     activations, cancelled like a task.
+//   - SpecialistDraftWorkflow (specialist_draft.go) has the lead draft a
+//     specialist manifest (`horizon specialist generate`) and returns it
+//     unchecked: the application validates and writes it.
 //
 // The verified-change loop itself (route, worker, gate, audit, commit) is
 // change_loop.go, routed by the ladder in route.go; singleRun and featureRun drive
@@ -123,6 +126,9 @@ const (
 	// LoopWorkflowName is the workflow type of one `horizon loop`; its
 	// workflow ID is the loop's ID (NewLoopID).
 	LoopWorkflowName = "LoopWorkflow"
+	// SpecialistDraftWorkflowName is the workflow type of one `horizon
+	// specialist generate`: the lead's draft of a manifest.
+	SpecialistDraftWorkflowName = "SpecialistDraftWorkflow"
 	// QueryLoop returns a loop's activities.LoopResult as it stands.
 	QueryLoop = "loop"
 	// MemoGoal and MemoRepo are set on every run for `horizon list`.
@@ -163,16 +169,17 @@ type Registry interface {
 // remote workers and the replay tests know the same set.
 func Register(r Registry) {
 	for name, fn := range map[string]any{
-		RunWorkflowName:        RunWorkflow,
-		PlannedRunWorkflowName: PlannedRunWorkflow,
-		SingleRunWorkflowName:  SingleRunWorkflow,
-		PlanWorkflowName:       PlanWorkflow,
-		FeatureWorkflowName:    FeatureWorkflow,
-		SupervisorWorkflowName: SupervisorWorkflow,
-		DecomposeWorkflowName:  DecomposeWorkflow,
-		DailyPassWorkflowName:  DailyPassWorkflow,
-		TaskWorkflowName:       TaskWorkflow,
-		LoopWorkflowName:       LoopWorkflow,
+		RunWorkflowName:             RunWorkflow,
+		PlannedRunWorkflowName:      PlannedRunWorkflow,
+		SingleRunWorkflowName:       SingleRunWorkflow,
+		PlanWorkflowName:            PlanWorkflow,
+		FeatureWorkflowName:         FeatureWorkflow,
+		SupervisorWorkflowName:      SupervisorWorkflow,
+		DecomposeWorkflowName:       DecomposeWorkflow,
+		DailyPassWorkflowName:       DailyPassWorkflow,
+		TaskWorkflowName:            TaskWorkflow,
+		LoopWorkflowName:            LoopWorkflow,
+		SpecialistDraftWorkflowName: SpecialistDraftWorkflow,
 	} {
 		r.RegisterWorkflowWithOptions(fn, workflow.RegisterOptions{Name: name})
 	}

@@ -17,7 +17,7 @@ import (
 // newSpecialistCmd is `horizon specialist`: Zero-style specialist manifests.
 func newSpecialistCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "specialist list|show|path|create|edit|delete",
+		Use:   "specialist list|show|path|create|generate|edit|delete",
 		Short: "Manage specialists: named sub-agents the worker can delegate to",
 		Long: `A specialist is a Markdown manifest: YAML frontmatter (name, description,
 extends, model, reasoningEffort, tools, role) and a prompt body. Three scopes,
@@ -27,11 +27,14 @@ user (~/.config/horizon/specialists/*.md) and project
 
 A specialist with a role runs on that role's best-ranked connected model
 (see ` + "`horizon models`" + `) unless its manifest sets model. Read-only specialists
-(tools read-only and plan only) are the ones a worker may delegate to.`,
-		Args: subcommandArgs("list, show, path, create, edit or delete"),
+(tools read-only and plan only) are the ones a worker may delegate to.
+
+` + "`horizon specialist generate \"<what it is for>\"`" + ` has the lead draft a project
+specialist; it is shown, checked and written only once you say yes.`,
+		Args: subcommandArgs("list, show, path, create, generate, edit or delete"),
 	}
 	cmd.AddCommand(newSpecialistListCmd(a, nil), newSpecialistShowCmd(a, nil), newSpecialistPathCmd(a, nil),
-		newSpecialistCreateCmd(a, nil), newSpecialistEditCmd(a, nil), newSpecialistDeleteCmd(a, nil))
+		newSpecialistCreateCmd(a, nil), newSpecialistGenerateCmd(a, nil), newSpecialistEditCmd(a, nil), newSpecialistDeleteCmd(a, nil))
 	return cmd
 }
 
