@@ -7,7 +7,8 @@ import (
 	"go.temporal.io/sdk/activity"
 )
 
-// SignalSessionHost is the signal a watched worker session (SessionInput.
+// SignalSessionHost is the signal a watched session (a worker's,
+// SessionInput.Watched, or a loop's activation, LoopActivationInput.
 // Watched) sends the workflow that scheduled it as each of its tries
 // starts: a SessionHost. A session lives in the OpenCode store of the
 // worker that runs it, which no other worker can read (each OpenCode
@@ -18,10 +19,11 @@ const SignalSessionHost = "session-host"
 
 // SessionHost says which worker runs one try of a watched session.
 type SessionHost struct {
+	// Feature is the feature (LoopFeature for a loop) and Attempt the
+	// feature's attempt (the loop's activation) the session belongs to;
+	// Try is the activity's own attempt (1, then each retry), so a late
+	// report of an earlier try never moves the watchdog back.
 	Feature string
-	// Attempt is the feature's attempt the session belongs to; Try is the
-	// activity's own attempt (1, then each retry), so a late report of an
-	// earlier try never moves the watchdog back.
 	Attempt int
 	Try     int32
 	// Queue is the worker's host queue (HostQueue), Worker its identity.
@@ -41,16 +43,16 @@ func HostQueue(taskQueue, id string) string { return taskQueue + "@" + id }
 // the engine may be down for a while, and the watchdog waits for it.
 const hostRetry = 10 * time.Second
 
-// tellHost tells the workflow of a watched session which worker runs
-// this try of it (SignalSessionHost), in the background and until the
-// engine took it or the try ended: the session must not wait on its own
-// report.
-func (a *Activities) tellHost(ctx context.Context, in SessionInput) {
-	if !in.Watched || a.Signals == nil || a.HostQueue == "" || !activity.IsActivity(ctx) {
+// tellHost tells the workflow of a watched session (attempt of feature
+// in run runID) which worker runs this try of it (SignalSessionHost), in
+// the background and until the engine took it or the try ended: the
+// session must not wait on its own report.
+func (a *Activities) tellHost(ctx context.Context, watched bool, runID, feature string, attempt int) {
+	if !watched || a.Signals == nil || a.HostQueue == "" || !activity.IsActivity(ctx) {
 		return
 	}
 	info := activity.GetInfo(ctx)
-	h := SessionHost{Feature: in.Feature, Attempt: in.Attempt, Try: info.Attempt, Queue: a.HostQueue, Worker: a.Identity}
+	h := SessionHost{Feature: feature, Attempt: attempt, Try: info.Attempt, Queue: a.HostQueue, Worker: a.Identity}
 	log := activity.GetLogger(ctx)
 	go func() {
 		wait := time.Second
@@ -61,7 +63,7 @@ func (a *Activities) tellHost(ctx context.Context, in SessionInput) {
 			if err == nil || ctx.Err() != nil {
 				return
 			}
-			log.Warn("the session's host not told to its workflow yet; the advisor's watchdog waits for it", "RunID", in.RunID, "Feature", in.Feature, "Attempt", in.Attempt, "Error", err)
+			log.Warn("the session's host not told to its workflow yet; the advisor's watchdog waits for it", "RunID", runID, "Feature", feature, "Attempt", attempt, "Error", err)
 			select {
 			case <-ctx.Done():
 				return

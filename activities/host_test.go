@@ -63,7 +63,7 @@ func TestSessionToldWhereItRuns(t *testing.T) {
 			sig := &hostSignals{fail: tc.fail}
 			acts := &Activities{Signals: sig, HostQueue: tc.hostQueue, Identity: "horizon@box:42"}
 			session := func(ctx context.Context, in SessionInput) error {
-				acts.tellHost(ctx, in)
+				acts.tellHost(ctx, in.Watched, in.RunID, in.Feature, in.Attempt)
 				if !tc.told {
 					return nil // nothing was started to tell it later
 				}

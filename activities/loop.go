@@ -34,6 +34,11 @@ type Compactor interface {
 // ("loop-<time>-<hex>", its workflow ID).
 func LoopBranch(id string) string { return "horizon/" + id }
 
+// LoopFeature is what stands for the feature where a loop's activation
+// goes where a feature's attempt would (the gate, the advisor's watchdog,
+// SessionHost): the activation is the attempt.
+const LoopFeature = "loop"
+
 // LoopSessionTitle is the title of loop id's session in OpenCode, by
 // which the advisor's watchdog finds it.
 func LoopSessionTitle(id string) string { return "horizon " + id }
@@ -90,6 +95,11 @@ type LoopActivationInput struct {
 	// and this call waits for the turn that answers it. Its output counts
 	// only what came after (and its spend is recorded apart).
 	Prior *horizon.Usage `json:",omitempty"`
+	// Watched says the advisor's watchdog reviews this activation: each
+	// try tells the loop's workflow which worker runs it
+	// (SignalSessionHost), so the watchdog runs where the loop's session
+	// is.
+	Watched bool `json:",omitempty"`
 }
 
 // LoopActivationOutput is what one activation ended with.
@@ -287,6 +297,7 @@ func movedLoop(old, new, why string) string {
 // session already holds this activation's prompt (its marker), waits for
 // or returns that turn instead of prompting again.
 func (a *Activities) LoopActivation(ctx context.Context, in LoopActivationInput) (LoopActivationOutput, error) {
+	a.tellHost(ctx, in.Watched, in.Loop.ID, LoopFeature, in.Activation)
 	var hb LoopHeartbeat
 	if activity.HasHeartbeatDetails(ctx) {
 		_ = activity.GetHeartbeatDetails(ctx, &hb)

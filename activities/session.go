@@ -41,7 +41,7 @@ const maxDiffBytes = 60000
 // run's Markdown says what it waits on; its end clears that.
 func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (SessionOutput, error) {
 	t := a.tellOutages(ctx, in.RunID, in.Feature)
-	a.tellHost(ctx, in)
+	a.tellHost(ctx, in.Watched, in.RunID, in.Feature, in.Attempt)
 	out, waited, err := a.agentSession(ctx, in, t)
 	t.finish(ctx, err, waited)
 	return out, err

@@ -17,25 +17,33 @@ import (
 const watchGrace = 15 * time.Second
 
 // watch is a running watchdog (activities.AdvisorWatch) beside a worker
-// session.
+// session or a loop's activation.
 type watch struct {
 	f       workflow.Future
 	cancel  workflow.CancelFunc
 	timeout time.Duration
+	// session names what it watches in the records the workflow writes
+	// of it (watchPlan.session), report that session's report.
+	session, report string
 }
 
 // changeWatchOnHost runs the watchdog on the host queue of the worker
 // that runs the session it reviews, and moves it with the session
-// (watchedSession); histories recorded before it ran it on the run's own
-// queue, started before the session.
+// (watchPlan.follow); histories recorded before it ran it on the run's
+// own queue, started before the session.
 const changeWatchOnHost = "advisor-watch-on-session-host"
 
-// watchPlan is a watchdog ready to start beside attempt n's worker
-// session: its grant, input and options.
+// watchPlan is a watchdog ready to start beside a session: its grant,
+// input and options.
 type watchPlan struct {
 	g    grant
 	in   activities.AdvisorInput
 	opts workflow.ActivityOptions
+	// session names the session watched ("the worker's session", a loop's
+	// "the activation") and report its report, in the records the
+	// workflow writes of the watch (a move, a watchdog that never started
+	// or did not finish).
+	session, report string
 }
 
 // planWatch plans the advisor's watchdog beside attempt n's worker
@@ -61,20 +69,25 @@ func (l *changeLoop) planWatch(ctx workflow.Context, n int, prev *horizon.Attemp
 	if prev != nil {
 		in.Gate = prev.Gate
 	}
-	opts := l.bound(ctx, workflow.ActivityOptions{
-		// The watchdog runs beside the session it reviews, where its
-		// OpenCode store is, never on the paid queue (grant.start says
-		// why).
-		StartToCloseTimeout: l.limits.SessionTimeout + s.Timeout + watchGrace,
-		HeartbeatTimeout:    l.limits.HeartbeatTimeout,
-		Summary:             fmt.Sprintf("advisor · %s · attempt %d · %s", l.job.id, n, model),
+	opts := l.bound(ctx, watchOptions(l.limits, fmt.Sprintf("advisor · %s · attempt %d · %s", l.job.id, n, model)))
+	return &watchPlan{g: g, in: in, opts: opts, session: "the worker's session", report: "the worker's report"}
+}
+
+// watchOptions are the watchdog's activity options beside a session of
+// limits.SessionTimeout: it may outlive the session by its last review.
+// It runs beside the session it reviews, where its OpenCode store is,
+// never on the paid queue (grant.start says why).
+func watchOptions(limits Limits, summary string) workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		StartToCloseTimeout: limits.SessionTimeout + limits.Advisor.Timeout + watchGrace,
+		HeartbeatTimeout:    limits.HeartbeatTimeout,
+		Summary:             summary,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:    time.Second,
 			BackoffCoefficient: 2,
 			MaximumInterval:    time.Minute,
 		},
-	})
-	return &watchPlan{g: g, in: in, opts: opts}
+	}
 }
 
 // start starts the planned watchdog on queue ("": the workflow's own).
@@ -86,12 +99,30 @@ func (p *watchPlan) start(ctx workflow.Context, queue string) *watch {
 	} else {
 		f = p.g.startOn(wctx, p.opts, a.AdvisorWatch, p.in, queue)
 	}
-	return &watch{f: f, cancel: cancel, timeout: p.in.Settings.Timeout}
+	return &watch{f: f, cancel: cancel, timeout: p.in.Settings.Timeout, session: p.session, report: p.report}
 }
 
-// watchedSession runs attempt n's worker session (the grant g's call of
-// AgentSession with opts and in, its result in out) with the advisor's
-// watchdog beside it, and returns the watchdog for endWatch (nil: none).
+// watchedCall runs a session activity with the advisor's watchdog p
+// beside it (nil: unwatched) and returns the watchdog, for awaitWatch
+// (nil: none). call runs the session as it was asked and waits for it;
+// begin starts it told to say where each of its tries runs (Watched), its
+// result into out. Histories recorded before change ran the watchdog on
+// the workflow's own queue, started before the session; record receives
+// the workflow's own records of the watch (follow).
+func watchedCall(ctx workflow.Context, p *watchPlan, change string, call func() error, begin func() workflow.Future, out any, record func(horizon.AdviceRecord)) (*watch, error) {
+	if p == nil {
+		return nil, call()
+	}
+	if workflow.GetVersion(ctx, change, workflow.DefaultVersion, 1) < 1 {
+		w := p.start(ctx, "")
+		return w, call()
+	}
+	return p.follow(ctx, begin(), out, record)
+}
+
+// follow waits for session, a watched session activity, its result into
+// out, with the planned watchdog beside it, and returns the watchdog (nil:
+// none).
 //
 // The watchdog reads the session in the OpenCode store of the worker
 // that runs it, which only that worker can read. So the session says
@@ -99,21 +130,11 @@ func (p *watchPlan) start(ctx workflow.Context, queue string) *watch {
 // watchdog starts on that worker's host queue; when a retry runs the
 // session on another worker (its worker died, or the retry was polled
 // elsewhere), a fresh session starts there and the watchdog follows: the
-// old one is cancelled (what it reviewed is not recorded) and a new one
-// starts on the new host. A session that never said where it runs is not
-// watched, and its attempt records why.
-func (l *changeLoop) watchedSession(ctx workflow.Context, g grant, opts workflow.ActivityOptions, in activities.SessionInput, out *activities.SessionOutput, n int, prev *horizon.Attempt) (*watch, error) {
-	p := l.planWatch(ctx, n, prev, in.Model)
-	if p == nil {
-		return nil, g.call(ctx, opts, a.AgentSession, in, out)
-	}
-	if workflow.GetVersion(ctx, changeWatchOnHost, workflow.DefaultVersion, 1) < 1 {
-		w := p.start(ctx, "")
-		return w, g.call(ctx, opts, a.AgentSession, in, out)
-	}
-	in.Watched = true
+// old one is cancelled (what it reviewed is not recorded, record says it
+// moved) and a new one starts on the new host. A session that never said
+// where it runs is not watched, and record says why.
+func (p *watchPlan) follow(ctx workflow.Context, session workflow.Future, out any, record func(horizon.AdviceRecord)) (*watch, error) {
 	hosts := workflow.GetSignalChannel(ctx, SignalSessionHost)
-	session := g.begin(ctx, opts, a.AgentSession, in)
 	var (
 		w    *watch
 		at   activities.SessionHost // where the watchdog runs
@@ -126,7 +147,7 @@ func (l *changeLoop) watchedSession(ctx workflow.Context, g grant, opts workflow
 		var h activities.SessionHost
 		ch.Receive(ctx, &h)
 		switch {
-		case h.Feature != l.job.id || h.Attempt != n || h.Queue == "" || h.Try < at.Try:
+		case h.Feature != p.in.Feature || h.Attempt != p.in.Attempt || h.Queue == "" || h.Try < at.Try:
 			return // another attempt's session, or an earlier try's late word
 		case h.Queue == at.Queue:
 			at.Try = h.Try // a retry on the same worker (its store, its session)
@@ -134,9 +155,8 @@ func (l *changeLoop) watchedSession(ctx workflow.Context, g grant, opts workflow
 		}
 		if w != nil {
 			w.cancel()
-			c := l.s.state.Current()
-			c.Advice = append(c.Advice, horizon.AdviceRecord{ID: "r0", Verdict: horizon.AdviceFailed,
-				Reason: fmt.Sprintf("the watchdog moved with the worker's session from %s to %s; its reviews on %s are not recorded", at.Worker, h.Worker, at.Worker)})
+			record(horizon.AdviceRecord{ID: "r0", Verdict: horizon.AdviceFailed,
+				Reason: fmt.Sprintf("the watchdog moved with %s from %s to %s; its reviews on %s are not recorded", p.session, at.Worker, h.Worker, at.Worker)})
 		}
 		at, w = h, p.start(ctx, h.Queue)
 	})
@@ -145,11 +165,26 @@ func (l *changeLoop) watchedSession(ctx workflow.Context, g grant, opts workflow
 	}
 	activityReturned(ctx)
 	if w == nil && err == nil {
-		c := l.s.state.Current()
-		c.Advice = append(c.Advice, horizon.AdviceRecord{ID: "r0", Verdict: horizon.AdviceFailed,
-			Reason: "the watchdog never started: the worker's session did not say which worker ran it"})
+		record(horizon.AdviceRecord{ID: "r0", Verdict: horizon.AdviceFailed,
+			Reason: fmt.Sprintf("the watchdog never started: %s did not say which worker ran it", p.session)})
 	}
 	return w, err
+}
+
+// watchedSession runs attempt n's worker session (the grant g's call of
+// AgentSession with opts and in, its result in out) with the advisor's
+// watchdog beside it, on the host queue of the worker that runs it
+// (watchPlan.follow), and returns the watchdog for endWatch (nil: none).
+func (l *changeLoop) watchedSession(ctx workflow.Context, g grant, opts workflow.ActivityOptions, in activities.SessionInput, out *activities.SessionOutput, n int, prev *horizon.Attempt) (*watch, error) {
+	watched := in
+	watched.Watched = true
+	return watchedCall(ctx, l.planWatch(ctx, n, prev, in.Model), changeWatchOnHost,
+		func() error { return g.call(ctx, opts, a.AgentSession, in, out) },
+		func() workflow.Future { return g.begin(ctx, opts, a.AgentSession, watched) },
+		out, func(r horizon.AdviceRecord) {
+			c := l.s.state.Current()
+			c.Advice = append(c.Advice, r)
+		})
 }
 
 // advisorModel is the watchdog's grant: advisor.watchdog_model, else the
@@ -172,41 +207,50 @@ func (l *changeLoop) advisorModel() (g grant, why string) {
 }
 
 // endWatch waits for the watchdog's last review once the worker's session
-// is over, at most advisor.timeout and a grace, and records its notes on
-// the attempt. The worker never waits longer for it: a watchdog that does
-// not finish is cancelled and recorded as failed. woke reports a blocker
-// that woke the worker after its report.
+// is over (awaitWatch), and records its notes on the attempt. The worker
+// never waits longer for it: a watchdog that does not finish is cancelled
+// and recorded as failed. woke reports a blocker that woke the worker
+// after its report.
 func (l *changeLoop) endWatch(ctx workflow.Context, w *watch, workerDone bool) (woke bool) {
+	out, why := awaitWatch(ctx, w, workerDone)
 	c := l.s.state.Current()
-	failed := func(why string) {
-		w.cancel()
+	c.Advice = append(c.Advice, out.Records...)
+	c.Usage = c.Usage.Add(out.Usage)
+	if why != "" {
 		c.Advice = append(c.Advice, horizon.AdviceRecord{ID: fmt.Sprintf("r%d", len(c.Advice)+1), Verdict: horizon.AdviceFailed, Reason: why})
-	}
-	if !workerDone {
-		failed("the watchdog was stopped: the worker's session ended without a result")
 		return false
+	}
+	return out.WokeAfterReport
+}
+
+// awaitWatch waits for the watchdog's last review once the session it
+// watches is over (done: with a result), at most advisor.timeout and a
+// grace: the session never waits longer for it. why says why the watch
+// gave up (the watchdog is then cancelled), "" when it finished; out holds
+// what it did either way.
+func awaitWatch(ctx workflow.Context, w *watch, done bool) (out activities.AdvisorOutput, why string) {
+	if !done {
+		w.cancel()
+		return out, fmt.Sprintf("the watchdog was stopped: %s ended without a result", w.session)
 	}
 	tctx, stopTimer := workflow.WithCancel(ctx)
 	timer := workflow.NewTimer(tctx, w.timeout+watchGrace)
 	var (
-		out  activities.AdvisorOutput
-		err  error
-		done bool
+		err      error
+		finished bool
 	)
 	sel := workflow.NewSelector(ctx)
-	sel.AddFuture(w.f, func(f workflow.Future) { err, done = f.Get(ctx, &out), true })
+	sel.AddFuture(w.f, func(f workflow.Future) { err, finished = f.Get(ctx, &out), true })
 	sel.AddFuture(timer, func(workflow.Future) {})
 	sel.Select(ctx)
 	stopTimer()
-	if !done {
-		failed(fmt.Sprintf("the watchdog did not finish within advisor.timeout (%s) after the worker's report", w.timeout))
-		return false
+	switch {
+	case !finished:
+		w.cancel()
+		return out, fmt.Sprintf("the watchdog did not finish within advisor.timeout (%s) after %s", w.timeout, w.report)
+	case err != nil:
+		w.cancel()
+		return out, "the watchdog failed: " + err.Error()
 	}
-	c.Advice = append(c.Advice, out.Records...)
-	c.Usage = c.Usage.Add(out.Usage)
-	if err != nil {
-		failed("the watchdog failed: " + err.Error())
-		return false
-	}
-	return out.WokeAfterReport
+	return out, ""
 }

@@ -2,9 +2,7 @@ package workflows
 
 import (
 	"fmt"
-	"time"
 
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/horizon/horizon/activities"
@@ -15,12 +13,18 @@ import (
 // a loop (advisor.enabled); loops recorded before it ran unwatched.
 const changeLoopAdvisor = "loop-advisor-watchdog"
 
-// startWatch starts the advisor's watchdog beside activation k of the
-// loop when advisor.enabled (behind GetVersion loop-advisor-watchdog, so
-// loops started before it replay unchanged); nil otherwise. As beside a
-// run's worker, near a spend ceiling the watchdog uses the local model
-// that ranks for review, or none: it goes off rather than pause the loop.
-func (r *loopRun) startWatch(ctx workflow.Context, k int, workerModel string) *watch {
+// changeLoopWatchOnHost runs a loop's watchdog on the host queue of the
+// worker that runs the activation it reviews, and moves it with the
+// loop's session, as a run's (changeWatchOnHost); loops recorded before
+// it ran it on the loop's own queue, started before the activation.
+const changeLoopWatchOnHost = "loop-advisor-watch-on-session-host"
+
+// planWatch plans the advisor's watchdog beside activation k of the loop
+// when advisor.enabled (behind GetVersion loop-advisor-watchdog, so loops
+// started before it replay unchanged); nil otherwise. As beside a run's
+// worker, near a spend ceiling the watchdog uses the local model that
+// ranks for review, or none: it goes off rather than pause the loop.
+func (r *loopRun) planWatch(ctx workflow.Context, k int, workerModel string) *watchPlan {
 	s := r.limits.Advisor
 	if !s.Enabled || workflow.GetVersion(ctx, changeLoopAdvisor, workflow.DefaultVersion, 1) < 1 {
 		return nil
@@ -32,26 +36,35 @@ func (r *loopRun) startWatch(ctx workflow.Context, k int, workerModel string) *w
 	}
 	id, max := r.in.Loop.ID, r.in.Loop.Max
 	in := activities.AdvisorInput{
-		RunID: id, Feature: "loop", Attempt: k, Lane: r.plan.Dir, BaseCommit: r.plan.Base,
+		RunID: id, Feature: activities.LoopFeature, Attempt: k, Lane: r.plan.Dir, BaseCommit: r.plan.Base,
 		WorkerModel: workerModel, Model: g.model, Brief: r.in.Loop.Prompt, Gate: r.gate, Settings: s,
 		Loop: &activities.AdvisorLoop{Title: activities.LoopSessionTitle(id), Turn: horizon.LoopMarker(id, k, max),
 			Activation: k, Max: max, Carry: r.carry},
 	}
-	wctx, cancel := workflow.WithCancel(ctx)
-	opts := workflow.ActivityOptions{
-		// Beside the activation it reviews, on the loop's own queue
-		// (grant.start says why).
-		StartToCloseTimeout: r.limits.SessionTimeout + s.Timeout + watchGrace,
-		HeartbeatTimeout:    r.limits.HeartbeatTimeout,
-		Summary:             fmt.Sprintf("advisor · %s · activation %d of %d · %s", id, k, max, g.model),
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval:    time.Second,
-			BackoffCoefficient: 2,
-			MaximumInterval:    time.Minute,
-		},
+	opts := watchOptions(r.limits, fmt.Sprintf("advisor · %s · activation %d of %d · %s", id, k, max, g.model))
+	return &watchPlan{g: g, in: in, opts: opts, session: "the activation", report: "the activation's report"}
+}
+
+// watchedActivation runs activation k (the grant g's call of
+// LoopActivation with opts and in, its result in out) with the advisor's
+// watchdog beside it, on the host queue of the worker that runs it, the
+// one whose OpenCode store holds the loop's session, following the
+// session when a retry moves it (watchPlan.follow, as for a run's
+// worker). It returns the watchdog for endWatch (nil: none) and the
+// workflow's own records of the watch (a move), which endWatch puts
+// before the watchdog's; a watch that never started is recorded here.
+func (r *loopRun) watchedActivation(ctx workflow.Context, g grant, opts workflow.ActivityOptions, in activities.LoopActivationInput, out *activities.LoopActivationOutput, k int, workerModel string) (*watch, []horizon.AdviceRecord, error) {
+	watched := in
+	watched.Watched = true
+	var recs []horizon.AdviceRecord
+	w, err := watchedCall(ctx, r.planWatch(ctx, k, workerModel), changeLoopWatchOnHost,
+		func() error { return g.call(ctx, opts, a.LoopActivation, in, out) },
+		func() workflow.Future { return g.begin(ctx, opts, a.LoopActivation, watched) },
+		out, func(rec horizon.AdviceRecord) { recs = append(recs, rec) })
+	if w == nil && recs != nil {
+		r.addAdvice(k, "", recs)
 	}
-	f := g.start(wctx, opts, a.AdvisorWatch, in)
-	return &watch{f: f, cancel: cancel, timeout: s.Timeout}
+	return w, recs, err
 }
 
 // advisorModel is the watchdog's grant for the loop: advisor.watchdog_model,
@@ -73,13 +86,13 @@ func (r *loopRun) advisorModel() (g grant, why string) {
 }
 
 // endWatch waits for the watchdog of activation k once the activation is
-// over (at most advisor.timeout and a grace, like a worker's attempt),
-// adds its notes to the loop's results and its cost to the loop's spend.
-// woke reports a blocker that woke the session after the activation's
-// report.
-func (r *loopRun) endWatch(ctx workflow.Context, w *watch, k int, done bool) (woke bool) {
+// over (awaitWatch, as for a worker's attempt), adds the workflow's own
+// records of the watch (moved) and the watchdog's notes to the loop's
+// results, and its cost to the loop's spend. woke reports a blocker that
+// woke the session after the activation's report.
+func (r *loopRun) endWatch(ctx workflow.Context, w *watch, moved []horizon.AdviceRecord, k int, done bool) (woke bool) {
 	out, why := awaitWatch(ctx, w, done)
-	recs := out.Records
+	recs := append(moved, out.Records...)
 	if why != "" {
 		recs = append(recs, horizon.AdviceRecord{ID: fmt.Sprintf("r%d", len(recs)+1), Verdict: horizon.AdviceFailed, Reason: why})
 	}
@@ -104,36 +117,4 @@ func (r *loopRun) addAdvice(k int, file string, recs []horizon.AdviceRecord) {
 	}
 	n := horizon.CountAdvice(all)
 	r.state.Notes = &n
-}
-
-// awaitWatch waits for the watchdog's last review once the session it
-// watches is over (done: with a result), at most advisor.timeout and a
-// grace, as changeLoop.endWatch does for a worker. why says why the watch
-// gave up (the watchdog is then cancelled), "" when it finished; out holds
-// what it did either way.
-func awaitWatch(ctx workflow.Context, w *watch, done bool) (out activities.AdvisorOutput, why string) {
-	if !done {
-		w.cancel()
-		return out, "the watchdog was stopped: the activation ended without a result"
-	}
-	tctx, stopTimer := workflow.WithCancel(ctx)
-	timer := workflow.NewTimer(tctx, w.timeout+watchGrace)
-	var (
-		err      error
-		finished bool
-	)
-	sel := workflow.NewSelector(ctx)
-	sel.AddFuture(w.f, func(f workflow.Future) { err, finished = f.Get(ctx, &out), true })
-	sel.AddFuture(timer, func(workflow.Future) {})
-	sel.Select(ctx)
-	stopTimer()
-	switch {
-	case !finished:
-		w.cancel()
-		return out, fmt.Sprintf("the watchdog did not finish within advisor.timeout (%s) after the activation's report", w.timeout)
-	case err != nil:
-		w.cancel()
-		return out, "the watchdog failed: " + err.Error()
-	}
-	return out, ""
 }

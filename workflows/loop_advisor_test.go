@@ -178,3 +178,64 @@ func TestLoopAdvisor(t *testing.T) {
 		})
 	}
 }
+
+// A loop's watchdog runs where the loop's session is, as a run's does:
+// on the host queue of the worker that runs the activation, following the
+// session when a retry runs it on another worker (the old watchdog
+// cancelled, its move recorded first among the activation's notes; a late
+// word of an earlier try and a retry on the same worker move nothing).
+// An activation that never says where it runs is not watched, and the
+// loop's results say why.
+func TestLoopAdvisorWatchRunsOnSessionHost(t *testing.T) {
+	stale := horizon.AdviceRecord{ID: "r1.1", Review: 1, Note: "from the lost worker", Verdict: horizon.AdviceDelivered}
+	for _, tc := range []struct {
+		name    string
+		words   []hostWord
+		watched []string // the queues a watchdog was scheduled on, in order
+		advice  []horizon.AdviceRecord
+	}{
+		{
+			name:    "on the session's worker",
+			words:   []hostWord{{time.Minute, hostB, "horizon@b:2", 1}},
+			watched: []string{hostB},
+			advice:  []horizon.AdviceRecord{deliveredConcern},
+		},
+		{
+			name:    "follows the session to another worker",
+			words:   hostMoves,
+			watched: []string{hostA, hostB},
+			advice: []horizon.AdviceRecord{{ID: "r0", Verdict: horizon.AdviceFailed,
+				Reason: "the watchdog moved with the activation from horizon@a:1 to horizon@b:2; its reviews on horizon@a:1 are not recorded"}, deliveredConcern},
+		},
+		{
+			name:   "never told where the session runs",
+			advice: []horizon.AdviceRecord{{ID: "r0", Verdict: horizon.AdviceFailed, Reason: "the watchdog never started: the activation did not say which worker ran it"}},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &loopWorld{untold: true, after: 10 * time.Minute}
+			w.turn = func(context.Context, int) (activities.LoopActivationOutput, error) {
+				return activities.LoopActivationOutput{Report: report(horizon.ReportSatisfied, "done"), Usage: horizon.Usage{Cost: 0.01}}, nil
+			}
+			e := w.env(t)
+			started, last := watchHosts(e, activities.LoopFeature, 1, tc.words, stale, deliveredConcern)
+			in := loopIn(1, false)
+			in.Limits.Advisor = activities.AdvisorSettings{Enabled: true, Model: "fake/adv", Timeout: time.Minute}
+			e.ExecuteWorkflow(LoopWorkflowName, in)
+			require.True(t, e.IsWorkflowCompleted())
+			require.NoError(t, e.GetWorkflowError())
+			var res activities.LoopResult
+			require.NoError(t, e.GetWorkflowResult(&res))
+			require.Equal(t, horizon.LoopSatisfied, res.Status)
+			require.Len(t, w.inputs, 1)
+			require.True(t, w.inputs[0].Watched, "the activation is told to say where it runs")
+			require.Equal(t, tc.watched, *started, "the queues the watchdogs were scheduled on")
+			if len(tc.watched) > 0 {
+				require.Equal(t, hostB, last(), "the last watchdog ran on the session's worker")
+			}
+			require.Len(t, res.Advice, 1)
+			require.Equal(t, 1, res.Advice[0].Activation)
+			require.Equal(t, tc.advice, res.Advice[0].Records)
+		})
+	}
+}

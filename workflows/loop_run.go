@@ -186,9 +186,8 @@ func (r *loopRun) activations(ctx workflow.Context) (horizon.LoopStatus, error) 
 		}
 		opts := sessionOptions(r.limits, fmt.Sprintf("%s: activation %d of %d", in.ID, k, in.Max), g.queue)
 		ain := activities.LoopActivationInput{Loop: in, Plan: plan, SessionID: r.state.Session, Activation: k, Prompt: brief.String()}
-		w := r.startWatch(ctx, k, plan.Model)
-		err = g.call(ctx, opts, a.LoopActivation, ain, &out)
-		if w != nil && r.endWatch(ctx, w, k, err == nil) {
+		w, moved, err := r.watchedActivation(ctx, g, opts, ain, &out, k, plan.Model)
+		if w != nil && r.endWatch(ctx, w, moved, k, err == nil) {
 			// A blocker woke the session after the activation's report:
 			// the report that answers it replaces the old one.
 			prior := out
@@ -218,7 +217,7 @@ func (r *loopRun) activations(ctx workflow.Context) (horizon.LoopStatus, error) 
 				return horizon.LoopSatisfied, nil
 			}
 			var g horizon.GateRun
-			gin := activities.GateInput{RunID: in.ID, Feature: "loop", Attempt: k, Repo: in.Repo, Lane: r.plan.Dir, BaseCommit: r.plan.Base, Timeout: r.limits.GateTimeout}
+			gin := activities.GateInput{RunID: in.ID, Feature: activities.LoopFeature, Attempt: k, Repo: in.Repo, Lane: r.plan.Dir, BaseCommit: r.plan.Base, Timeout: r.limits.GateTimeout}
 			if err := execute(ctx, gateOptions(r.limits, fmt.Sprintf("%s: gate after activation %d", in.ID, k)), a.RunGate, gin, &g); err != nil {
 				return "", err
 			}

@@ -30,7 +30,15 @@ type loopWorld struct {
 	gate     func(k int) horizon.GateRun
 	// plan, when set, is PrepareLoop's answer.
 	plan *activities.LoopPlan
+	// A watched activation says it runs on worker A's host queue
+	// (SignalSessionHost, as Activities.tellHost does) unless untold;
+	// each takes after on the workflow's clock.
+	untold bool
+	after  time.Duration
 }
+
+// loopHost is the worker a loop's watched activation says it runs on.
+var loopHost = activities.SessionHost{Queue: hostA, Worker: "horizon@a:1"}
 
 func (w *loopWorld) env(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	var s testsuite.WorkflowTestSuite
@@ -43,7 +51,12 @@ func (w *loopWorld) env(t *testing.T) *testsuite.TestWorkflowEnvironment {
 		}
 		return activities.LoopPlan{Agent: activities.AgentWorker, Model: "fake/m", Dir: "/lanes/_loops/" + in.ID, Branch: activities.LoopBranch(in.ID), Base: in.BaseCommit, ContextLimit: 100000}, nil
 	})
-	e.OnActivity(a.LoopActivation, mock.Anything, mock.Anything).Return(func(ctx context.Context, in activities.LoopActivationInput) (activities.LoopActivationOutput, error) {
+	e.OnActivity(a.LoopActivation, mock.Anything, mock.Anything).After(w.after).Return(func(ctx context.Context, in activities.LoopActivationInput) (activities.LoopActivationOutput, error) {
+		if in.Watched && !w.untold {
+			h := loopHost
+			h.Feature, h.Attempt, h.Try = activities.LoopFeature, in.Activation, activity.GetInfo(ctx).Attempt
+			e.SignalWorkflow(SignalSessionHost, h)
+		}
 		w.mu.Lock()
 		w.prompts = append(w.prompts, in.Prompt)
 		w.inputs = append(w.inputs, in)

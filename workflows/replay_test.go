@@ -39,7 +39,10 @@ import (
 // feature-advised-on-session-host.json is a watched feature on a cluster
 // (internal/e2e/cluster_advisor_test.go): its worker session said which
 // worker ran it (the session-host signal) and its watchdog ran on that
-// worker's host queue.
+// worker's host queue. loop-advised-on-session-host.json is a watched
+// loop on a cluster (internal/e2e/cluster_loop_advisor_test.go): each
+// activation said which worker ran it and its watchdog ran on that
+// worker's host queue, delivering a confirmed note in activation 1.
 func TestReplay(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
 	require.NoError(t, err)

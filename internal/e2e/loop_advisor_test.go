@@ -26,6 +26,30 @@ type advisedLoop struct {
 	} `json:"advice"`
 }
 
+// advisedLoopScript is a loop of two activations toward goal, watched:
+// activation 1 writes loop.txt and continues (its report held under hold
+// until the test releases it, when hold is set); the advisor's first
+// review finds concern, true in the lane (line 1 of the loop.txt the
+// session wrote), and its later reviews nothing; activation 2 is
+// satisfied, and says whether its request carried the note.
+func advisedLoopScript(goal, concern, hold string) *fakemodel.Script {
+	note := "[horizon advisor · concern r1.1]"
+	return &fakemodel.Script{Rules: []fakemodel.Rule{
+		{Name: "advisor-1", When: []string{advisorSystem, "Review 1 of the worker's session"}, Replies: []fakemodel.Reply{
+			adviceReply(adviceNote("concern", concern, evidence("loop.txt", 1, "`written by the loop`"))),
+		}},
+		{Name: "advisor-rest", When: []string{advisorSystem}, Replies: []fakemodel.Reply{adviceReply()}},
+		{Name: "a2-noted", When: []string{goal, activation(2, 2), note}, Replies: []fakemodel.Reply{{Text: loopReport("satisfied", "answered the advisor's note")}}},
+		{Name: "a2", When: []string{goal, activation(2, 2)}, Replies: []fakemodel.Reply{{Text: loopReport("satisfied", "no note seen")}}},
+		// A note that lands mid-turn may take the session one more step.
+		{Name: "a1-noted", When: []string{goal, activation(1, 2), note}, Replies: []fakemodel.Reply{{Text: loopReport("continue", "wrote loop.txt")}}},
+		{Name: "a1", When: []string{goal, activation(1, 2)}, Replies: []fakemodel.Reply{
+			{ToolCalls: []fakemodel.ToolCall{{Name: "write", Args: map[string]any{"filePath": "{{workdir}}/loop.txt", "content": "written by the loop\n"}}}},
+			{Text: loopReport("continue", "wrote loop.txt"), Hold: hold},
+		}},
+	}}
+}
+
 // A watched loop with a delivered note: with advisor.enabled the
 // watchdog reviews activation 1 of a real OpenCode loop session, its
 // concern (true in the lane: the file the worker wrote) is delivered into
@@ -36,22 +60,7 @@ type advisedLoop struct {
 func TestLoopAdvisorDeliversNote(t *testing.T) {
 	needsE2E(t)
 	const goal = "LOOP-ADVISED: write loop.txt"
-	note := "[horizon advisor · concern r1.1]"
-	script := &fakemodel.Script{Rules: []fakemodel.Rule{
-		{Name: "advisor-1", When: []string{advisorSystem, "Review 1 of the worker's session"}, Replies: []fakemodel.Reply{
-			adviceReply(adviceNote("concern", "loop.txt has no title line", evidence("loop.txt", 1, "`written by the loop`"))),
-		}},
-		{Name: "advisor-rest", When: []string{advisorSystem}, Replies: []fakemodel.Reply{adviceReply()}},
-		{Name: "a2-noted", When: []string{goal, activation(2, 2), note}, Replies: []fakemodel.Reply{{Text: loopReport("satisfied", "answered the advisor's note")}}},
-		{Name: "a2", When: []string{goal, activation(2, 2)}, Replies: []fakemodel.Reply{{Text: loopReport("satisfied", "no note seen")}}},
-		// A note that lands mid-turn may take the session one more step.
-		{Name: "a1-noted", When: []string{goal, activation(1, 2), note}, Replies: []fakemodel.Reply{{Text: loopReport("continue", "wrote loop.txt")}}},
-		{Name: "a1", When: []string{goal, activation(1, 2)}, Replies: []fakemodel.Reply{
-			{ToolCalls: []fakemodel.ToolCall{{Name: "write", Args: map[string]any{"filePath": "{{workdir}}/loop.txt", "content": "written by the loop\n"}}}},
-			{Text: loopReport("continue", "wrote loop.txt")},
-		}},
-	}}
-	w := advisedWorld(t, script, "60s")
+	w := advisedWorld(t, advisedLoopScript(goal, "loop.txt has no title line", ""), "60s")
 	w.env = append(w.env, "HORIZON_MODELS_DEFAULT="+demo.Model)
 	repo, _ := fixture(t)
 
