@@ -22,8 +22,15 @@ setup:
 # neither: they are not in package.json, and --no-save keeps it so.
 APPLIERS := @anthropic-ai/claude-code@2.1.328 @openai/codex@0.169.0
 
+# gopls, the Go language server OpenCode runs when its config's `lsp` key
+# names it, for the test of the diagnostics in the advisor's review
+# (activities/advisor_diagnostics_integration_test.go); into ./bin, not
+# onto a person's PATH, and built again only for another version.
+GOPLS_VERSION := v0.23.0
+
 test-tools: setup
 	npm install --no-save --no-audit --no-fund $(APPLIERS)
+	bin/gopls version 2>/dev/null | grep -q '$(GOPLS_VERSION)$$' || GOBIN=$(CURDIR)/bin $(GO) install golang.org/x/tools/gopls@$(GOPLS_VERSION)
 
 build: setup
 	$(GO) build -o $(BIN) ./cmd/horizon

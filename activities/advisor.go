@@ -430,10 +430,11 @@ func turnEnded(msgs []agent.Message) bool {
 func (w *watchdog) review(ctx context.Context, msgs []agent.Message, ended bool) {
 	delta, last := reviewDelta(msgs, w.hb.Reviewed)
 	steps := deltaSteps(msgs, w.hb.Reviewed)
+	diags := changedDiagnostics(msgs, w.hb.Reviewed, w.in.Lane)
 	w.hb.Reviewed, w.hb.LastReview = last, w.hb.Boundaries
 	s := w.in.Settings
 	n := w.hb.State.Reviews + 1
-	prompt := reviewPrompt(ctx, w.in, n, delta, w.earlier())
+	prompt := reviewPrompt(ctx, w.in, n, delta, diags, w.earlier())
 	defer func() { w.remember(n, steps) }()
 	rctx, cancel := context.WithTimeout(ctx, s.Timeout)
 	defer cancel()
@@ -740,9 +741,10 @@ func deltaSteps(msgs []agent.Message, after string) string {
 }
 
 // reviewPrompt is a review's brief: the feature, facts horizon measured
-// (the lane's diff stat, the last gate's failing set), the rolling
-// summary of earlier reviews (earlier) and the delta.
-func reviewPrompt(ctx context.Context, in AdvisorInput, n int, delta string, earlier []string) string {
+// (the lane's diff stat, the last gate's failing set, the language
+// servers' diagnostics of the files changed since the last review), the
+// rolling summary of earlier reviews (earlier) and the delta.
+func reviewPrompt(ctx context.Context, in AdvisorInput, n int, delta string, diags []fileDiagnostics, earlier []string) string {
 	var b strings.Builder
 	if in.Loop != nil {
 		// A loop has a goal, not a feature, and its session goes on
@@ -769,6 +771,7 @@ func reviewPrompt(ctx context.Context, in AdvisorInput, n int, delta string, ear
 	} else {
 		fmt.Fprintf(&b, "- no gate has run on this %s yet\n", in.kind())
 	}
+	writeDiagnostics(&b, diags)
 	if len(earlier) > 0 {
 		b.WriteString("\n## Earlier in this session\n\nA summary of your earlier reviews; the worker's messages they covered are not repeated below.\n\n")
 		for _, l := range earlier {

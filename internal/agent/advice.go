@@ -49,6 +49,13 @@ type Message struct {
 	// else's); Wake says it was delivered as a waking prompt.
 	Advice string
 	Wake   bool
+	// Edited are the files the step's file tools (edit, write, patch)
+	// changed, as the tools named them. Diagnostics is what OpenCode's
+	// language servers reported after them, by file (OpenCode's absolute
+	// path), the step's last report of each file: errors and warnings
+	// only. Nil when no server is configured for the files.
+	Edited      []string
+	Diagnostics map[string][]Diagnostic
 }
 
 // Delivery is one advisor note to put into a session.
@@ -107,6 +114,14 @@ func readMessage(m ocMessage) Message {
 			}
 		case "tool":
 			msg.Tools = append(msg.Tools, p.Tool)
+			edited, diags := toolDiagnostics(p)
+			msg.Edited = append(msg.Edited, edited...)
+			for file, list := range diags {
+				if msg.Diagnostics == nil {
+					msg.Diagnostics = map[string][]Diagnostic{}
+				}
+				msg.Diagnostics[file] = list // a later tool's report is newer
+			}
 		}
 	}
 	msg.Text = b.String()

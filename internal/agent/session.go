@@ -226,6 +226,10 @@ type ocPart struct {
 		Status string         `json:"status"`
 		Error  string         `json:"error"`
 		Input  map[string]any `json:"input"`
+		// Output and Metadata carry a file tool's language server
+		// diagnostics (diagnostics.go).
+		Output   string          `json:"output"`
+		Metadata json.RawMessage `json:"metadata"`
 	} `json:"state"`
 }
 
