@@ -91,9 +91,14 @@ func RemoveRunLanes(ctx context.Context, home string, in RemoveLanesInput) (Remo
 	}
 	if out.Repo != "" && out.Dir != "" {
 		for _, wt := range worktreesUnder(ctx, out.Repo, dir) {
-			// Twice forced: a lane may be dirty, hold submodules or be
-			// locked by a crashed git; the directory goes anyway below.
-			_, _ = git(ctx, out.Repo, "worktree", "remove", "--force", "--force", wt)
+			if !wt.locked {
+				// The directory goes below and prune forgets it: one git
+				// process for all the run's lanes, not one per lane.
+				continue
+			}
+			// Twice forced: a lane locked by a crashed git (prune keeps
+			// it) may also be dirty or hold submodules.
+			_, _ = git(ctx, out.Repo, "worktree", "remove", "--force", "--force", wt.path)
 		}
 	}
 	if out.Dir != "" {
@@ -138,17 +143,30 @@ func repoOfLanes(ctx context.Context, dir string) string {
 	return ""
 }
 
+// worktree is one of a repository's worktrees, and whether it is locked.
+type worktree struct {
+	path   string
+	locked bool
+}
+
 // worktreesUnder lists repo's worktrees inside dir.
-func worktreesUnder(ctx context.Context, repo, dir string) []string {
+func worktreesUnder(ctx context.Context, repo, dir string) []worktree {
 	list, err := git(ctx, repo, "worktree", "list", "--porcelain")
 	if err != nil {
 		return nil
 	}
-	var out []string
+	var out []worktree
+	in := false // the stanza read now is of a worktree inside dir
 	for _, l := range strings.Split(list, "\n") {
-		p, ok := strings.CutPrefix(l, "worktree ")
-		if ok && within(p, dir) {
-			out = append(out, p)
+		if p, ok := strings.CutPrefix(l, "worktree "); ok {
+			in = within(p, dir)
+			if in {
+				out = append(out, worktree{path: p})
+			}
+			continue
+		}
+		if in && (l == "locked" || strings.HasPrefix(l, "locked ")) {
+			out[len(out)-1].locked = true
 		}
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 
 	"github.com/horizon/horizon/internal/child"
 )
@@ -39,11 +40,33 @@ func gitEnv() []string {
 	return env
 }
 
+// hasGitIdentity asks git once per configuration environment: every git
+// command of a lane or a commit would otherwise start a second process to
+// ask it again, doubling what a feature's git steps cost. A person who
+// sets user.email while the daemon runs gets it in commits after the
+// daemon's restart; until then horizon's identity stands in.
 func hasGitIdentity() bool {
+	key := strings.Join([]string{os.Getenv("HOME"), os.Getenv("XDG_CONFIG_HOME"), os.Getenv("GIT_CONFIG_GLOBAL"), os.Getenv("GIT_CONFIG_SYSTEM"), os.Getenv("GIT_CONFIG_NOSYSTEM")}, "\x00")
+	identity.mu.Lock()
+	defer identity.mu.Unlock()
+	if has, ok := identity.known[key]; ok {
+		return has
+	}
 	var out bytes.Buffer
 	cmd := exec.Command("git", "config", "--get", "user.email")
 	cmd.Stdout = &out
-	return child.Run(cmd) == nil && len(bytes.TrimSpace(out.Bytes())) > 0
+	has := child.Run(cmd) == nil && len(bytes.TrimSpace(out.Bytes())) > 0
+	if identity.known == nil {
+		identity.known = map[string]bool{}
+	}
+	identity.known[key] = has
+	return has
+}
+
+// identity is what hasGitIdentity learnt, by configuration environment.
+var identity struct {
+	mu    sync.Mutex
+	known map[string]bool
 }
 
 // gitOK runs a git command whose exit status is the answer.

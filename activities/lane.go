@@ -290,55 +290,56 @@ func (a *Activities) PrepareLane(ctx context.Context, in LaneInput) (_ Lane, err
 		Branch: horizon.LaneBranch(in.RunID, in.Feature),
 	}
 	integration := horizon.IntegrationBranch(in.RunID)
-	if !gitOK(ctx, in.Repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+integration) {
+	tips, err := branchTips(ctx, in.Repo, integration, lane.Branch)
+	if err != nil {
+		return Lane{}, fmt.Errorf("prepare lane: %w", err)
+	}
+	if _, ok := tips[integration]; !ok {
 		if _, err := git(ctx, in.Repo, "branch", integration, in.BaseCommit); err != nil {
 			return Lane{}, fmt.Errorf("prepare lane: create %s: %w", integration, err)
 		}
 	}
-	if top, err := git(ctx, lane.Path, "rev-parse", "--show-toplevel"); err == nil && samePath(top, lane.Path) {
-		// Already there (a retry, a resumed run, a feature resumed after an
-		// unblock): the lane branch has moved on from where it was cut.
-		base, err := laneBase(ctx, in)
-		if err != nil {
-			return Lane{}, err
+	_, statErr := os.Stat(lane.Path)
+	if statErr == nil {
+		if top, err := git(ctx, lane.Path, "rev-parse", "--show-toplevel"); err == nil && samePath(top, lane.Path) {
+			// Already there (a retry, a resumed run, a feature resumed after an
+			// unblock): the lane branch has moved on from where it was cut.
+			base, err := laneBase(ctx, in)
+			if err != nil {
+				return Lane{}, err
+			}
+			lane.Base = base
+			if err := initSubmodules(ctx, in.Repo, lane.Path, false); err != nil {
+				return Lane{}, submoduleFailure("prepare lane", err)
+			}
+			a.offerProjectSpecialists(ctx, in)
+			return lane, nil
 		}
-		lane.Base = base
-		if err := initSubmodules(ctx, in.Repo, lane.Path, false); err != nil {
-			return Lane{}, submoduleFailure("prepare lane", err)
-		}
-		a.offerProjectSpecialists(ctx, in)
-		return lane, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(lane.Path), 0o700); err != nil {
 		return Lane{}, fmt.Errorf("prepare lane: %w", err)
 	}
-	// A half-made lane (crash during `worktree add`) is cleared first.
-	_ = os.RemoveAll(lane.Path)
-	_, _ = git(ctx, in.Repo, "worktree", "prune")
-	if gitOK(ctx, in.Repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+lane.Branch) {
-		if _, err := git(ctx, in.Repo, "worktree", "add", "--force", lane.Path, lane.Branch); err != nil {
-			return Lane{}, fmt.Errorf("prepare lane: %w", err)
-		}
-		base, err := laneBase(ctx, in)
-		if err != nil {
+	if statErr == nil {
+		// A half-made lane (crash during `worktree add`) is cleared first.
+		clearLane(ctx, in.Repo, lane.Path)
+	}
+	if err := addLane(ctx, in, &lane, tips); err != nil {
+		var app *temporal.ApplicationError
+		if errors.As(err, &app) {
 			return Lane{}, err
 		}
-		lane.Base = base
-	} else {
-		from := in.BaseCommit
-		if in.FromIntegration {
-			from = "refs/heads/" + integration
-		}
-		base, err := git(ctx, in.Repo, "rev-parse", "--verify", "--quiet", from+"^{commit}")
-		if err != nil {
-			return Lane{}, badInput("prepare lane: %s is not a commit in %s", from, in.Repo)
-		}
-		// Cut at the resolved commit, not the ref: the integration branch
-		// may move while this runs, and Base must be what the lane holds.
-		if _, err := git(ctx, in.Repo, "worktree", "add", "-b", lane.Branch, lane.Path, base); err != nil {
+		// git may still record a lane whose directory is gone (removed by
+		// hand, a crash during `worktree add`): clear the record and try
+		// once more, with the lane branch the failed try may have made.
+		// The record is cleared only then, not before every lane: a lane
+		// costs a few git processes, and this one is seldom needed.
+		clearLane(ctx, in.Repo, lane.Path)
+		if tips, err = branchTips(ctx, in.Repo, integration, lane.Branch); err != nil {
 			return Lane{}, fmt.Errorf("prepare lane: %w", err)
 		}
-		lane.Base = base
+		if err := addLane(ctx, in, &lane, tips); err != nil {
+			return Lane{}, err
+		}
 	}
 	if err := initSubmodules(ctx, in.Repo, lane.Path, false); err != nil {
 		return Lane{}, submoduleFailure("prepare lane", err)
@@ -346,6 +347,76 @@ func (a *Activities) PrepareLane(ctx context.Context, in LaneInput) (_ Lane, err
 	a.offerProjectSpecialists(ctx, in)
 	activity.GetLogger(ctx).Info("lane ready", "RunID", in.RunID, "Feature", in.Feature, "Lane", lane.Path, "Branch", lane.Branch, "Base", lane.Base)
 	return lane, nil
+}
+
+// addLane adds the lane's worktree on its branch: the existing lane
+// branch (tips holds the branches PrepareLane looked up), or a new one cut
+// at the base commit or, with FromIntegration, at the integration
+// branch's tip. It sets lane.Base to the commit the lane was cut from.
+func addLane(ctx context.Context, in LaneInput, lane *Lane, tips map[string]string) error {
+	integration := horizon.IntegrationBranch(in.RunID)
+	if _, ok := tips[lane.Branch]; ok {
+		if _, err := git(ctx, in.Repo, "worktree", "add", "--force", lane.Path, lane.Branch); err != nil {
+			return fmt.Errorf("prepare lane: %w", err)
+		}
+		base, err := laneBase(ctx, in)
+		if err != nil {
+			return err
+		}
+		lane.Base = base
+		return nil
+	}
+	from := in.BaseCommit
+	if in.FromIntegration {
+		from = "refs/heads/" + integration
+	}
+	// Cut at the resolved commit, not the ref: the integration branch
+	// may move while this runs, and Base must be what the lane holds.
+	base, ok := tips[integration]
+	if !in.FromIntegration || !ok {
+		var err error
+		if base, err = git(ctx, in.Repo, "rev-parse", "--verify", "--quiet", from+"^{commit}"); err != nil {
+			return badInput("prepare lane: %s is not a commit in %s", from, in.Repo)
+		}
+	}
+	if _, err := git(ctx, in.Repo, "worktree", "add", "-b", lane.Branch, lane.Path, base); err != nil {
+		return fmt.Errorf("prepare lane: %w", err)
+	}
+	lane.Base = base
+	return nil
+}
+
+// clearLane removes what is left of a lane at path: its directory, and
+// git's record of a worktree there.
+func clearLane(ctx context.Context, repo, path string) {
+	_ = os.RemoveAll(path)
+	_, _ = git(ctx, repo, "worktree", "prune")
+}
+
+// branchTips looks up branches of repo in one git process: the commit
+// each that exists points at, by branch name.
+func branchTips(ctx context.Context, repo string, branches ...string) (map[string]string, error) {
+	args := []string{"for-each-ref", "--format=%(objectname) %(refname)"}
+	for _, b := range branches {
+		args = append(args, "refs/heads/"+b)
+	}
+	out, err := git(ctx, repo, args...)
+	if err != nil {
+		return nil, err
+	}
+	tips := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		sha, ref, ok := strings.Cut(l, " ")
+		if !ok {
+			continue
+		}
+		// A pattern also matches the refs below it (horizon/r/f for
+		// horizon/r): only the branches asked for count.
+		if b, ok := strings.CutPrefix(ref, "refs/heads/"); ok && slices.Contains(branches, b) {
+			tips[b] = sha
+		}
+	}
+	return tips, nil
 }
 
 // laneBase is the commit an existing lane was cut from: its branch's head,

@@ -304,7 +304,7 @@ func (l *changeLoop) diagnose(ctx workflow.Context, n int, prev *horizon.Attempt
 func (l *changeLoop) research(ctx workflow.Context, n int, prev *horizon.Attempt, p plan, guidance string) (string, error) {
 	c := l.s.state.Current()
 	if !p.routed || c == nil || c.Strategy != horizon.StrategyResearch ||
-		workflow.GetVersion(ctx, changeResearchNotes, workflow.DefaultVersion, 1) < 1 {
+		version(ctx, changeResearchNotes, 1) < 1 {
 		return guidance, nil
 	}
 	var r activities.ResearchOutput
@@ -357,7 +357,7 @@ func (l *changeLoop) askedBlocker(ctx workflow.Context) (horizon.Blocker, bool) 
 		return horizon.Blocker{}, false
 	}
 	b, ok := horizon.AskBlocker(st.Attempts[:len(st.Attempts)-1], *c)
-	if !ok || workflow.GetVersion(ctx, changeAskedBlocker, workflow.DefaultVersion, 1) < 1 {
+	if !ok || version(ctx, changeAskedBlocker, 1) < 1 {
 		return horizon.Blocker{}, false
 	}
 	c.Outcome = horizon.OutcomeBlocked
@@ -429,7 +429,7 @@ func (l *changeLoop) commit(ctx workflow.Context, n int) error {
 	st := &l.s.state
 	l.s.phase(ctx, horizon.PhaseCommit)
 	var commit activities.CommitOutput
-	if err := execute(ctx, l.bound(ctx, gitOptions("commit "+l.job.id+" onto "+st.Branch)), a.CommitFeature, activities.CommitInput{
+	if err := step(ctx, l.bound(ctx, gitOptions("commit "+l.job.id+" onto "+st.Branch)), a.CommitFeature, activities.CommitInput{
 		RunID: l.runID, Feature: l.job.id, Attempt: n, Repo: l.repo, Lane: l.lane.Path, BaseCommit: l.baseCommit,
 		Message: l.job.commitMessage(),
 	}, &commit); err != nil {
@@ -504,7 +504,7 @@ func (l *changeLoop) researchModel(ctx workflow.Context, p plan, strategy horizo
 		return p
 	}
 	r := l.setup.Tiers[p.tier].Research
-	if r == "" || r == p.model || workflow.GetVersion(ctx, changeResearchModel, workflow.DefaultVersion, 1) < 1 {
+	if r == "" || r == p.model || version(ctx, changeResearchModel, 1) < 1 {
 		return p
 	}
 	p.model = r

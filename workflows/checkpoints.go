@@ -61,7 +61,7 @@ func (c *checkpoints) approveWork(ctx workflow.Context, mi int, m horizon.Milest
 func (c *checkpoints) passByRule(ctx workflow.Context, m, prev horizon.Milestone) bool {
 	st := &c.s.state
 	ok, why := c.rule.Passes(st.Autonomy, *st.Plan, prev)
-	if !ok || workflow.GetVersion(ctx, changeMilestoneRule, workflow.DefaultVersion, 1) < 1 {
+	if !ok || version(ctx, changeMilestoneRule, 1) < 1 {
 		return false
 	}
 	c.carry.Approved = append(c.carry.Approved, m.ID)

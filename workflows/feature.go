@@ -139,6 +139,7 @@ func newFeatureRun(ctx workflow.Context, in FeatureInput) (*featureRun, error) {
 		s.state.Attempts = []horizon.Attempt{}
 	}
 	s.state.Recount()
+	s.takeLocalSteps(ctx)
 	f := &featureRun{s: s, in: in, note: in.Note, stall: stallState{since: in.StallSince}}
 	id := feat.ID
 	if id == "" {
@@ -178,7 +179,7 @@ func (f *featureRun) receiveControl(ctx workflow.Context) {
 func (f *featureRun) run(ctx workflow.Context) (*FeatureResult, error) {
 	st, in := &f.s.state, f.in
 	l := f.changeLoop
-	if err := execute(ctx, l.bound(ctx, gitOptions("lane "+in.Feature.ID)), a.PrepareLane, activities.LaneInput{
+	if err := step(ctx, l.bound(ctx, gitOptions("lane "+in.Feature.ID)), a.PrepareLane, activities.LaneInput{
 		RunID: in.RunID, Feature: in.Feature.ID, Repo: in.Repo, BaseCommit: in.BaseCommit, FromIntegration: true,
 		Project: l.project(),
 	}, &l.lane); err != nil {
@@ -259,11 +260,13 @@ func (f *featureRun) next(ctx workflow.Context) (*FeatureResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if attempted {
-		f.progress(ctx)
-	}
 	if f.blocked == nil && !done {
 		f.blocked = protocolLimit(st.Attempts)
+	}
+	if attempted && !(f.s.steps && (done || f.blocked != nil)) {
+		// The attempt that ends the feature reaches the run with its
+		// result; a signal beside it would cost both histories events.
+		f.progress(ctx)
 	}
 	switch {
 	case f.blocked != nil:

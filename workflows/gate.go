@@ -19,7 +19,7 @@ const changeGateRecord = "gate-record-restore"
 // run's gate: its record, the protected paths and the baseline receipt
 // (nil for the baseline run itself).
 func judged(ctx workflow.Context, in activities.GateInput, rec *horizon.GateRecord, limits Limits, baseline *horizon.GateRun) activities.GateInput {
-	if workflow.GetVersion(ctx, changeGateRecord, workflow.DefaultVersion, 1) < 1 {
+	if version(ctx, changeGateRecord, 1) < 1 {
 		return in
 	}
 	in.Record, in.Protected = rec, limits.GateProtected

@@ -37,7 +37,7 @@ func notifyOptions(kind notify.Kind) workflow.ActivityOptions {
 
 // notifying says whether this history sends notifications.
 func notifying(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeNotify, workflow.DefaultVersion, 1) >= 1
+	return version(ctx, changeNotify, 1) >= 1
 }
 
 // sendNotify sends one event and waits for it; it never changes how the

@@ -156,13 +156,18 @@ func budgeted(ctx workflow.Context, deadline time.Time, o workflow.ActivityOptio
 // retryable failure, so one that comes back within the last backoff
 // before the deadline is the budget's cut).
 func overBudget(ctx workflow.Context, deadline time.Time, err error) bool {
-	var ae *temporal.ActivityError
-	if deadline.IsZero() || !errors.As(err, &ae) {
+	if deadline.IsZero() || err == nil {
 		return false
 	}
 	var te *temporal.TimeoutError
 	if errors.As(err, &te) && te.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE {
+		// An activity's, or a local step's (budgetCut: a local activity's
+		// error comes without an ActivityError around it).
 		return true
+	}
+	var ae *temporal.ActivityError
+	if !errors.As(err, &ae) {
+		return false
 	}
 	if ae.RetryState() == enumspb.RETRY_STATE_TIMEOUT {
 		return true

@@ -47,6 +47,7 @@ type plannedRun struct {
 // newPlannedRun registers the run's handlers: the controls (forwarded to
 // the running feature), approve and unblock.
 func newPlannedRun(ctx workflow.Context, in PlannedRunInput, s *runStatus) (*plannedRun, error) {
+	s.takeLocalSteps(ctx)
 	p := &plannedRun{s: s, in: in, rec: &record{s: s}}
 	p.people = &checkpoints{s: s, rec: p.rec, carry: &p.carry, unblockRunning: p.unblockRunning, rule: in.Milestones}
 	if err := registerControls(ctx, s, p.forward); err != nil {
@@ -217,7 +218,7 @@ func (p *plannedRun) prepare(ctx workflow.Context) error {
 	// branch as it grows.
 	p.s.phase(ctx, horizon.PhaseBaseline)
 	var lane activities.Lane
-	if err := execute(ctx, gitOptions("lane · baseline and planning"), a.PrepareLane, activities.LaneInput{
+	if err := step(ctx, gitOptions("lane · baseline and planning"), a.PrepareLane, activities.LaneInput{
 		RunID: in.RunID, Feature: "plan", Repo: in.Repo, BaseCommit: in.BaseCommit,
 	}, &lane); err != nil {
 		return err
@@ -295,7 +296,7 @@ func (p *plannedRun) plan(ctx workflow.Context, lanePath string) error {
 // local model that ranks for it, or the run pauses before the metered
 // call until a ceiling is raised.
 func (p *plannedRun) throttleLead(ctx workflow.Context, metered session, spent float64) (grant, error) {
-	if !p.setup.LeadPaid || workflow.GetVersion(ctx, changeThrottleLead, workflow.DefaultVersion, 1) < 1 {
+	if !p.setup.LeadPaid || version(ctx, changeThrottleLead, 1) < 1 {
 		return unchecked(metered), nil
 	}
 	st := &p.s.state
@@ -517,7 +518,7 @@ func (p *plannedRun) integrate(ctx workflow.Context) (bool, error) {
 	st, limits := &p.s.state, p.in.Limits.withDefaults()
 	p.s.phase(ctx, horizon.PhaseFinalGate)
 	var lane activities.Lane
-	if err := execute(ctx, gitOptions("integration worktree · "+st.Branch), a.PrepareIntegration, activities.IntegrationInput{RunID: p.in.RunID, Repo: p.in.Repo}, &lane); err != nil {
+	if err := step(ctx, gitOptions("integration worktree · "+st.Branch), a.PrepareIntegration, activities.IntegrationInput{RunID: p.in.RunID, Repo: p.in.Repo}, &lane); err != nil {
 		return false, err
 	}
 	var g horizon.GateRun

@@ -35,7 +35,7 @@ func (r *record) add(d horizon.Decision) {
 // save writes plan.json and the pending decisions (idempotently).
 func (r *record) save(ctx workflow.Context) error {
 	var out activities.PlanArtifactsOutput
-	if err := execute(ctx, gitOptions("plan.json, decisions.jsonl"), a.SavePlan, activities.PlanArtifacts{
+	if err := step(ctx, gitOptions("plan.json, decisions.jsonl"), a.SavePlan, activities.PlanArtifacts{
 		RunID: r.s.state.RunID, Plan: *r.s.state.Plan, Decisions: r.pending,
 	}, &out); err != nil {
 		return fmt.Errorf("save plan: %w", err)

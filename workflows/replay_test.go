@@ -43,6 +43,12 @@ import (
 // loop on a cluster (internal/e2e/cluster_loop_advisor_test.go): each
 // activation said which worker ran it and its watchdog ran on that
 // worker's host queue, delivering a confirmed note in activation 1.
+//
+// planned-run-local-steps.json and planned-feature-local-steps.json (its
+// feature f2, accepted after a rejection) are a planned run recorded
+// since its short git and file steps run as local activities
+// (changeLocalSteps, steps.go): internal/e2e/planned_test.go writes these
+// now; the planned-run-kind-*.json it wrote before stay as they were.
 func TestReplay(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
 	require.NoError(t, err)

@@ -21,7 +21,7 @@ func (l *changeLoop) dispose(ctx workflow.Context, n int) (b horizon.Blocker, ok
 	if c == nil || c.Audit == nil || (len(c.Audit.Findings) == 0 && len(horizon.Unmet(c.Criteria)) == 0) {
 		return horizon.Blocker{}, false, nil
 	}
-	if workflow.GetVersion(ctx, changeDispositions, workflow.DefaultVersion, 1) < 1 {
+	if version(ctx, changeDispositions, 1) < 1 {
 		return horizon.Blocker{}, false, nil
 	}
 	decided, undecided := horizon.Rule(horizon.RuleInput{
@@ -97,7 +97,7 @@ func (l *changeLoop) quickModel(ctx workflow.Context, p plan, prev *horizon.Atte
 		return p
 	}
 	q := l.setup.Tiers[p.tier].Quick
-	if q == "" || q == p.model || workflow.GetVersion(ctx, changeQuickBrief, workflow.DefaultVersion, 1) < 1 {
+	if q == "" || q == p.model || version(ctx, changeQuickBrief, 1) < 1 {
 		return p
 	}
 	p.model = q

@@ -242,6 +242,12 @@ const (
 	// changeMilestoneRule passes a milestone's checkpoint by rule
 	// (run.auto_approve_milestones).
 	changeMilestoneRule = "milestone-rule"
+	// changeLocalSteps runs a planned run's and its features' short git
+	// and file steps (lanes, commits, plan.json, the handoff) as local
+	// activities, sends no progress signal for a feature's last attempt
+	// (its result carries it), and takes the changes before it as made
+	// without a marker each (version, steps.go).
+	changeLocalSteps = "local-steps"
 )
 
 // Approve is the argument of UpdateApprove.

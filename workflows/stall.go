@@ -47,7 +47,7 @@ type stallState struct {
 func (f *featureRun) backOff(ctx workflow.Context) (waited bool, res *FeatureResult, err error) {
 	if !f.stall.checked {
 		f.stall.checked = true
-		f.stall.on = workflow.GetVersion(ctx, changeStallBackoff, workflow.DefaultVersion, 1) >= 1
+		f.stall.on = version(ctx, changeStallBackoff, 1) >= 1
 	}
 	if !f.stall.on {
 		return false, nil, nil

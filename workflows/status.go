@@ -32,6 +32,9 @@ type runStatus struct {
 	// (nil: none was recorded), so a budget's stop names an outage only
 	// when there was one.
 	waitedOut *horizon.Outage
+	// steps says the history took changeLocalSteps (takeLocalSteps): its
+	// short git and file steps run as local activities (step).
+	steps bool
 }
 
 // phase moves the run to phase p and shows it.
@@ -143,11 +146,11 @@ func (s *runStatus) handoff(ctx workflow.Context) {
 // writeHandoff writes runs/<run>/handoff.md: at the end, and for a run
 // that waits blocked, for the person who must act.
 func (s *runStatus) writeHandoff(ctx workflow.Context) {
-	if workflow.GetVersion(ctx, changeHandoff, workflow.DefaultVersion, 1) < 1 {
+	if version(ctx, changeHandoff, 1) < 1 {
 		return
 	}
 	var out activities.HandoffOutput
-	if err := execute(ctx, gitOptions("handoff"), a.WriteHandoff, s.state, &out); err != nil {
+	if err := step(ctx, gitOptions("handoff"), a.WriteHandoff, s.state, &out); err != nil {
 		workflow.GetLogger(ctx).Warn("handoff not written", "Error", err)
 		return
 	}
@@ -161,7 +164,7 @@ func (s *runStatus) writeHandoff(ctx workflow.Context) {
 // never changes how the run ends: a failure is logged, and gc finds what
 // is left.
 func (s *runStatus) dropLanes(ctx workflow.Context) {
-	if workflow.GetVersion(ctx, changeDropLanes, workflow.DefaultVersion, 1) < 1 {
+	if version(ctx, changeDropLanes, 1) < 1 {
 		return
 	}
 	removeLanes(ctx, s.state.RunID, s.state.Repo)
@@ -175,7 +178,7 @@ func removeLanes(ctx workflow.Context, runID, repo string) {
 		ctx, _ = workflow.NewDisconnectedContext(ctx)
 	}
 	in := activities.RemoveLanesInput{RunID: runID, Repo: repo}
-	if err := execute(ctx, gitOptions("remove lanes"), a.RemoveLanes, in, nil); err != nil {
+	if err := step(ctx, gitOptions("remove lanes"), a.RemoveLanes, in, nil); err != nil {
 		workflow.GetLogger(ctx).Warn("lanes not removed", "RunID", runID, "Error", err)
 	}
 }

@@ -33,7 +33,7 @@ type session struct {
 // run pauses until a ceiling is raised. So a ceiling is never passed by
 // more than the one metered call in flight when it was reached.
 func (l *changeLoop) throttled(ctx workflow.Context, role horizon.Role, metered session, paid bool) (grant, error) {
-	if !paid || workflow.GetVersion(ctx, changeThrottleRoles, workflow.DefaultVersion, 1) < 1 {
+	if !paid || version(ctx, changeThrottleRoles, 1) < 1 {
 		return unchecked(metered), nil
 	}
 	// The attempt in flight has spent already (its worker): count it.

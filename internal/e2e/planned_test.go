@@ -537,8 +537,10 @@ func TestPlannedRunTwoMilestones(t *testing.T) {
 
 	// The replay fixtures: the run, and f2's feature workflow (the second
 	// child, its audit rejected once).
-	recordHistory(t, w, id, "planned-run-kind-two-milestones.json")
-	recordHistory(t, w, id+".f2.2", "planned-run-kind-feature-accepted-after-rejection.json")
+	// Recorded since the run's short steps run locally (changeLocalSteps);
+	// planned-run-kind-*.json, recorded before, stay as they were.
+	recordHistory(t, w, id, "planned-run-local-steps.json")
+	recordHistory(t, w, id+".f2.2", "planned-feature-local-steps.json")
 }
 
 // holdFirstCommit installs a post-commit hook in the user's repository
