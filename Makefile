@@ -33,7 +33,7 @@ test-tools: setup
 	bin/gopls version 2>/dev/null | grep -q '$(GOPLS_VERSION)$$' || GOBIN=$(CURDIR)/bin $(GO) install golang.org/x/tools/gopls@$(GOPLS_VERSION)
 
 build: setup
-	$(GO) build -o $(BIN) ./cmd/horizon
+	GO=$(GO) scripts/build $(BIN)
 
 # The full suite. End-to-end tests build horizon into a temp dir and run it
 # with real OpenCode against the scripted model. Packages compile in

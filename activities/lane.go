@@ -64,6 +64,7 @@ func (a *Activities) Preflight(ctx context.Context, in PreflightInput) (Prefligh
 		out.Tiers = a.availability(lb, "", connected)
 	}
 	out.LocalContext = contextLength(lb, out.Tiers[ladder.T1].Model)
+	activity.GetLogger(ctx).Info("preflight done", "Repo", in.Repo, "Gate", out.Gate)
 	return out, nil
 }
 

@@ -9,6 +9,7 @@
 package config
 
 import (
+	"path/filepath"
 	"time"
 
 	"github.com/horizon/horizon/horizon"
@@ -268,6 +269,12 @@ func (c *Config) DataDir() string {
 		return c.Worker.SharedDir
 	}
 	return c.Home
+}
+
+// OpenCodeEndpoint is the file where the daemon of this home says where
+// its running OpenCode answers (the daemon's Paths.OpenCodeEndpoint).
+func (c *Config) OpenCodeEndpoint() string {
+	return filepath.Join(c.Home, "opencode", "endpoint.json")
 }
 
 // PaidQueue is the task queue of metered agent sessions.

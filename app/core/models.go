@@ -52,6 +52,20 @@ func ConnectedModels(ctx context.Context, cfg *config.Config, dir string) ([]str
 		}
 		return nil, err
 	}
+	if cfg.Embedded() {
+		// The daemon's OpenCode, when it runs with this binary and
+		// config, answers as the run's preflight will, in milliseconds;
+		// `opencode models` starts OpenCode once more, for seconds.
+		if root, err := repo.Inspect(dir); err == nil {
+			dir = root.Root
+		}
+		mctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		models, err := agent.ModelsFromEndpoint(mctx, cfg.OpenCodeEndpoint(), bin, cfg.Agent.OpenCodeConfig, dir)
+		cancel()
+		if err == nil {
+			return append(models, routes...), nil
+		}
+	}
 	models, err := connectedModels(ctx, bin, dir, cfg.Agent.OpenCodeConfig)
 	if err != nil {
 		return nil, &EnvironmentError{Err: err}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/horizon/horizon/horizon/textio"
+	"github.com/horizon/horizon/internal/agent"
 )
 
 // Paths are the daemon's files under $HORIZON_HOME.
@@ -34,6 +35,12 @@ func (p Paths) Appliers() string    { return filepath.Join(p.Home, "appliers") }
 func (p Paths) AgentPIDs() string   { return filepath.Join(p.Home, "agents.pids") }
 func (p Paths) Children() string    { return filepath.Join(p.Home, "children") } // gate, git, codemod records
 func (p Paths) OpenCodeLog() string { return filepath.Join(p.Home, "logs", "opencode.log") }
+
+// OpenCodeEndpoint says where the daemon's running OpenCode answers
+// (agent.Endpoint); config.Config.OpenCodeEndpoint names the same file.
+func (p Paths) OpenCodeEndpoint() string {
+	return filepath.Join(p.OpenCode(), agent.EndpointFile)
+}
 
 // Lock is the held daemon lock.
 type Lock struct {

@@ -106,6 +106,7 @@ func Serve(ctx context.Context, o Options) error {
 		return err
 	}
 	defer stop()
+	go sessions.warm(ctx)
 
 	info := Info{PID: os.Getpid(), Identity: identity, Frontend: cfg.FrontendAddress(), Embedded: emb != nil, StartedAt: time.Now()}
 	if emb != nil {
@@ -353,6 +354,7 @@ func (l *lazySessions) server(ctx context.Context) (*agent.Server, error) {
 			l.log.Warn().Msg("opencode server exited; starting a new one")
 			_ = l.srv.Close()
 			l.srv = nil
+			_ = os.Remove(l.paths.OpenCodeEndpoint())
 		default:
 			return l.srv, nil
 		}
@@ -393,7 +395,22 @@ func (l *lazySessions) server(ctx context.Context) (*agent.Server, error) {
 		l.log.Info().Int("Specialists", len(m.Files)).Int("Delegates", len(m.Delegates)).Int("Unavailable", len(m.Unavailable)).Msg("specialists materialised")
 	}
 	l.srv = srv
+	ep := srv.Endpoint()
+	ep.Bin, ep.Config = bin, l.cfg.Agent.OpenCodeConfig
+	if err := agent.WriteEndpoint(l.paths.OpenCodeEndpoint(), ep); err != nil {
+		l.log.Warn().Err(err).Msg("the CLI will start its own opencode to list models")
+	}
 	return srv, nil
+}
+
+// warm starts OpenCode now, beside the engine and the worker, rather than
+// with the first session: a run's first request then waits for neither,
+// and the CLI asks this server which models it reaches. A failure is
+// logged; the first session tries again and says why.
+func (l *lazySessions) warm(ctx context.Context) {
+	if _, err := l.server(ctx); err != nil && ctx.Err() == nil {
+		l.log.Warn().Err(err).Msg("opencode not started with the daemon; the first session starts it")
+	}
 }
 
 func (l *lazySessions) RunSession(ctx context.Context, req agent.SessionRequest, onProgress func(agent.Progress)) (agent.SessionResult, error) {
@@ -553,6 +570,7 @@ func (l *lazySessions) Close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.srv != nil {
+		_ = os.Remove(l.paths.OpenCodeEndpoint())
 		l.srv.Close()
 		l.srv = nil
 	}

@@ -246,6 +246,26 @@ func TestOpenCodeSessions(t *testing.T) {
 
 		_, err = s.RunSession(ctx, SessionRequest{Directory: repo, Agent: AgentWorker, Model: "nope/model", Prompt: "x"}, nil)
 		require.ErrorAs(t, err, &um)
+
+		// Another process of the home asks the running server through
+		// its endpoint file, and gets the same answer; one configured
+		// with another binary or config file does not use it.
+		ep := filepath.Join(t.TempDir(), EndpointFile)
+		e := s.Endpoint()
+		e.Bin, e.Config = h.bin, h.extra
+		require.NoError(t, WriteEndpoint(ep, e))
+		st, err := os.Stat(ep)
+		require.NoError(t, err)
+		require.Equal(t, os.FileMode(0o600), st.Mode().Perm(), "it holds the server's password")
+		via, err := ModelsFromEndpoint(ctx, ep, h.bin, h.extra, repo)
+		require.NoError(t, err)
+		require.Equal(t, models, via)
+		_, err = ModelsFromEndpoint(ctx, ep, "/other/opencode", h.extra, repo)
+		require.ErrorIs(t, err, ErrNoEndpoint)
+		_, err = ModelsFromEndpoint(ctx, ep, h.bin, "", repo)
+		require.ErrorIs(t, err, ErrNoEndpoint)
+		_, err = ModelsFromEndpoint(ctx, filepath.Join(t.TempDir(), "none.json"), h.bin, h.extra, repo)
+		require.ErrorIs(t, err, ErrNoEndpoint)
 	})
 
 	t.Run("worker writes and reports", func(t *testing.T) {

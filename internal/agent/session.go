@@ -434,6 +434,7 @@ func (s *Server) openTurn(ctx context.Context, req SessionRequest, log zerolog.L
 		return t, fmt.Errorf("create session: %w", err)
 	}
 	t.sid = sess.ID
+	log.Info().Str("Session", t.sid).Msg("session created")
 	onProgress(Progress{SessionID: t.sid, Phase: "created"})
 	return t, nil
 }

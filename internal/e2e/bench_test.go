@@ -2,9 +2,11 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -72,21 +74,64 @@ func TestBenchFigures(t *testing.T) {
 		fmt.Printf("BENCH %s whole run (2 attempts, 4 sessions, 2 gates): %d ms\n", label, total.Milliseconds())
 		fmt.Printf("BENCH %s peak RSS during run: daemon %d MiB, opencode %d MiB\n", label, peakD/1024, peakO/1024)
 	}
+	// Cold: no daemon, no OpenCode; `horizon start` starts both.
 	t0 := time.Now()
-	out, code := w.run(context.Background(), "resume")
+	run("cold (no daemon, no OpenCode)")
+	coldBreakdown(t, w.home, t0)
+	pid, err := readPID(w.home)
+	require.NoError(t, err)
+	time.Sleep(3 * time.Second) // let the run's garbage settle before "at rest"
+	fmt.Printf("BENCH daemon RSS at rest (after a run, OpenCode started): daemon %d MiB, opencode %d MiB\n", rssKB(pid)/1024, sumTree(children(pid))/1024)
+	t0 = time.Now()
+	run("warm")
+	coldBreakdown(t, w.home, t0)
+
+	out, code := w.run(context.Background(), "stop")
+	require.Equal(t, 0, code, out)
+	t0 = time.Now()
+	out, code = w.run(context.Background(), "resume")
 	require.Equal(t, 0, code, out)
 	fmt.Printf("BENCH daemon start (engine + worker, `horizon resume`): %d ms\n", time.Since(t0).Milliseconds())
 	time.Sleep(2 * time.Second)
 	dpid, err := readPID(w.home)
 	require.NoError(t, err)
 	fmt.Printf("BENCH daemon RSS at rest before any run (engine + worker + Web UI): %d MiB\n", rssKB(dpid)/1024)
+}
 
-	run("first run (OpenCode starts)")
-	pid, err := readPID(w.home)
+// coldBreakdown prints where a cold start's time went, from the daemon's
+// log (milliseconds since t0, when `horizon start` was run): the daemon's
+// first line, the engine, the worker, OpenCode, and the first session.
+func coldBreakdown(t *testing.T, home string, t0 time.Time) {
+	b, err := os.ReadFile(filepath.Join(home, "logs", "horizon.log"))
 	require.NoError(t, err)
-	time.Sleep(3 * time.Second) // let the run's garbage settle before "at rest"
-	fmt.Printf("BENCH daemon RSS at rest (after a run, OpenCode started): daemon %d MiB, opencode %d MiB\n", rssKB(pid)/1024, sumTree(children(pid))/1024)
-	run("warm")
+	marks := []struct{ label, msg string }{
+		{"daemon's first log line", ""},
+		{"engine ready", "engine ready for workers"},
+		{"worker polling", "worker ready"},
+		{"OpenCode ready", "opencode server ready"},
+		{"preflight done (gate decided, models listed)", "preflight done"},
+		{"lane ready", "lane ready"},
+		{"first session starting", "session starting"},
+		{"session created in OpenCode", "session created"},
+	}
+	seen := map[string]bool{}
+	var parts []string
+	for _, l := range strings.Split(string(b), "\n") {
+		var e struct {
+			Time    time.Time `json:"time"`
+			Message string    `json:"message"`
+		}
+		if json.Unmarshal([]byte(l), &e) != nil || e.Time.Before(t0.Add(-time.Second)) {
+			continue
+		}
+		for _, m := range marks {
+			if !seen[m.label] && (m.msg == "" || e.Message == m.msg) {
+				seen[m.label] = true
+				parts = append(parts, fmt.Sprintf("%s %d ms", m.label, e.Time.Sub(t0).Milliseconds()))
+			}
+		}
+	}
+	fmt.Printf("BENCH start breakdown (since `horizon start`): %s\n", strings.Join(parts, ", "))
 }
 
 func readPID(home string) (int, error) {

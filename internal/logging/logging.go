@@ -33,8 +33,13 @@ type Options struct {
 	File string
 }
 
+// TimeFormat is the time of every log line: milliseconds, so that what a
+// start waited on can be read from the log (`make bench` does).
+const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
+
 // New builds the process logger. The returned closer flushes the file.
 func New(o Options) (zerolog.Logger, io.Closer, error) {
+	zerolog.TimeFieldFormat = TimeFormat
 	level, err := zerolog.ParseLevel(o.Level)
 	if err != nil || o.Level == "" {
 		level = zerolog.InfoLevel
