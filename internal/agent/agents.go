@@ -397,9 +397,12 @@ func WriteAgentFiles(dir string) error { return WriteAgentFilesWith(dir, Subagen
 // rename, unless path already holds exactly content.
 func writeIfChanged(path string, content []byte) error {
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, content) {
-		return nil
+		// One written 0644 by an older horizon is narrowed.
+		return os.Chmod(path, 0o600)
 	}
-	return textio.WriteAtomic(path, content, 0o644)
+	// 0600: only OpenCode, run as the same user, reads them, and an
+	// explicit mode is not narrowed by the daemon's umask.
+	return textio.WriteAtomic(path, content, 0o600)
 }
 
 // Prompt is the system prompt of one of horizon's agents, for appliers
