@@ -52,6 +52,23 @@ func (a *Activities) AgentSession(ctx context.Context, in SessionInput) (Session
 // brief, run the session under a heartbeat, record what it cost and said,
 // read its protocol block, bound what it hands back (boundOutput).
 func (a *Activities) agentSession(ctx context.Context, in SessionInput, t *outageTeller) (_ SessionOutput, waited *horizon.Outage, _ error) {
+	out, res, waited, err := a.sessionTurn(ctx, in, t)
+	if err != nil {
+		return out, waited, err
+	}
+	readProtocol(ctx, in, res.Text, &out)
+	if err := boundOutput(a.runDir(in.RunID), in, &out); err != nil {
+		return out, nil, err
+	}
+	return out, nil, nil
+}
+
+// sessionTurn is one attempt of a session without its answer read: the
+// request prepared (a crashed attempt's session continued, from the
+// heartbeat), the session run under a heartbeat, what it cost and said
+// recorded. Each activity that runs a session reads its own block from
+// res.Text.
+func (a *Activities) sessionTurn(ctx context.Context, in SessionInput, t *outageTeller) (_ SessionOutput, res agent.SessionResult, waited *horizon.Outage, _ error) {
 	a.notifyOutage(ctx, in)
 	var hb SessionHeartbeat
 	if activity.HasHeartbeatDetails(ctx) {
@@ -59,22 +76,15 @@ func (a *Activities) agentSession(ctx context.Context, in SessionInput, t *outag
 	}
 	req, moved, err := a.prepareSession(ctx, in, hb)
 	if err != nil {
-		return SessionOutput{}, nil, err
+		return SessionOutput{}, res, nil, err
 	}
-	activity.GetLogger(ctx).Info("session starting", "RunID", in.RunID, "Feature", in.Feature, "Role", in.Role, "Attempt", in.Attempt, "ResumeSession", hb.SessionID)
-	res, waited, err := a.runSession(ctx, req, hb, t)
+	activity.GetLogger(ctx).Info("session starting", "RunID", in.RunID, "Feature", in.Feature, "Role", in.Role, "Purpose", in.Purpose, "Attempt", in.Attempt, "ResumeSession", hb.SessionID)
+	res, waited, err = a.runSession(ctx, req, hb, t)
 	if err != nil {
-		return SessionOutput{}, waited, err
+		return SessionOutput{}, res, waited, err
 	}
 	out, err := a.recordSession(ctx, in, req.Prompt, res, hb, moved)
-	if err != nil {
-		return out, nil, err
-	}
-	readProtocol(ctx, in, res.Text, &out)
-	if err := boundOutput(a.runDir(in.RunID), in, &out); err != nil {
-		return out, nil, err
-	}
-	return out, nil, nil
+	return out, res, nil, err
 }
 
 // prepareSession is the session's request: the role's agent, the brief

@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strings"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/horizon/horizon/horizon"
@@ -116,23 +115,9 @@ func (a *Activities) SpecialistDraftSession(ctx context.Context, in SessionInput
 }
 
 func (a *Activities) specialistDraft(ctx context.Context, in SessionInput, t *outageTeller) (_ SpecialistDraftOutput, waited *horizon.Outage, _ error) {
-	a.notifyOutage(ctx, in)
-	var hb SessionHeartbeat
-	if activity.HasHeartbeatDetails(ctx) {
-		_ = activity.GetHeartbeatDetails(ctx, &hb)
-	}
-	req, moved, err := a.prepareSession(ctx, in, hb)
-	if err != nil {
-		return SpecialistDraftOutput{}, nil, err
-	}
-	activity.GetLogger(ctx).Info("specialist draft starting", "RunID", in.RunID, "Model", in.Model, "ResumeSession", hb.SessionID)
-	res, waited, err := a.runSession(ctx, req, hb, t)
+	rec, res, waited, err := a.sessionTurn(ctx, in, t)
 	if err != nil {
 		return SpecialistDraftOutput{}, waited, err
-	}
-	rec, err := a.recordSession(ctx, in, req.Prompt, res, hb, moved)
-	if err != nil {
-		return SpecialistDraftOutput{}, nil, err
 	}
 	out := SpecialistDraftOutput{SessionID: rec.SessionID, Usage: rec.Usage, Transcript: rec.Transcript}
 	if out.Manifest, err = agent.ParseSpecialist(res.Text); err != nil {

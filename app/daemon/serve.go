@@ -249,6 +249,21 @@ func newActivities(cfg *config.Config, c client.Client, sessions *lazySessions, 
 // startWorkers starts the worker of the task queue, the worker of this
 // home's host queue (acts.HostQueue) and, when configured, the paid
 // queue's; stop stops them, the paid one first.
+// activityWorker is a worker of activities only on queue, at most slots
+// at a time: the host queue's and the paid queue's.
+func activityWorker(c client.Client, acts *activities.Activities, queue, identity string, slots int) worker.Worker {
+	w := worker.New(c, queue, worker.Options{
+		Identity:                           identity,
+		WorkerStopTimeout:                  15 * time.Second,
+		MaxConcurrentActivityExecutionSize: slots,
+		MaxHeartbeatThrottleInterval:       activities.HeartbeatThrottle,
+		DisableWorkflowWorker:              true,
+		Interceptors:                       []interceptor.WorkerInterceptor{activities.PayloadGuard()},
+	})
+	w.RegisterActivityWithOptions(acts, activity.RegisterOptions{})
+	return w
+}
+
 func startWorkers(c client.Client, cfg *config.Config, acts *activities.Activities, identity string) (stop func(), _ error) {
 	w := worker.New(c, cfg.Temporal.TaskQueue, worker.Options{
 		Identity:          identity,
@@ -267,15 +282,7 @@ func startWorkers(c client.Client, cfg *config.Config, acts *activities.Activiti
 	// What must run where this home's OpenCode store is: the advisor's
 	// watchdog beside a session this worker runs. Only this worker polls
 	// it, and a watchdog is mostly waiting.
-	hw := worker.New(c, acts.HostQueue, worker.Options{
-		Identity:                           identity + "/host",
-		WorkerStopTimeout:                  15 * time.Second,
-		MaxConcurrentActivityExecutionSize: 8,
-		MaxHeartbeatThrottleInterval:       activities.HeartbeatThrottle,
-		DisableWorkflowWorker:              true,
-		Interceptors:                       []interceptor.WorkerInterceptor{activities.PayloadGuard()},
-	})
-	hw.RegisterActivityWithOptions(acts, activity.RegisterOptions{})
+	hw := activityWorker(c, acts, acts.HostQueue, identity+"/host", 8)
 	if err := hw.Start(); err != nil {
 		w.Stop()
 		return nil, fmt.Errorf("start host-queue worker on %s: %w", acts.HostQueue, err)
@@ -284,15 +291,7 @@ func startWorkers(c client.Client, cfg *config.Config, acts *activities.Activiti
 		return func() { hw.Stop(); w.Stop() }, nil
 	}
 	// Metered sessions of every run come through this one slot.
-	pw := worker.New(c, cfg.PaidQueue(), worker.Options{
-		Identity:                           identity + "/paid",
-		WorkerStopTimeout:                  15 * time.Second,
-		MaxConcurrentActivityExecutionSize: 1,
-		MaxHeartbeatThrottleInterval:       activities.HeartbeatThrottle,
-		DisableWorkflowWorker:              true,
-		Interceptors:                       []interceptor.WorkerInterceptor{activities.PayloadGuard()},
-	})
-	pw.RegisterActivityWithOptions(acts, activity.RegisterOptions{})
+	pw := activityWorker(c, acts, cfg.PaidQueue(), identity+"/paid", 1)
 	if err := pw.Start(); err != nil {
 		hw.Stop()
 		w.Stop()

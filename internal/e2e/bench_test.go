@@ -105,7 +105,7 @@ func coldBreakdown(t *testing.T, home string, t0 time.Time) {
 	b, err := os.ReadFile(filepath.Join(home, "logs", "horizon.log"))
 	require.NoError(t, err)
 	marks := []struct{ label, msg string }{
-		{"daemon's first log line", ""},
+		{"the daemon's first log line since", ""},
 		{"engine ready", "engine ready for workers"},
 		{"worker polling", "worker ready"},
 		{"OpenCode ready", "opencode server ready"},
@@ -121,7 +121,7 @@ func coldBreakdown(t *testing.T, home string, t0 time.Time) {
 			Time    time.Time `json:"time"`
 			Message string    `json:"message"`
 		}
-		if json.Unmarshal([]byte(l), &e) != nil || e.Time.Before(t0.Add(-time.Second)) {
+		if json.Unmarshal([]byte(l), &e) != nil || e.Time.Before(t0) {
 			continue
 		}
 		for _, m := range marks {
