@@ -51,6 +51,12 @@ type StartRequest struct {
 	// configured run.budget_time and run.budget_spend).
 	BudgetTime  time.Duration `json:"-"`
 	BudgetSpend float64       `json:"budget_spend,omitempty"`
+	// BeforeModels, when set, is called once every check that needs no
+	// OpenCode has passed and opencode is installed, just before the
+	// models OpenCode reaches are asked for: `horizon start` starts the
+	// daemon there, whose OpenCode then answers (one OpenCode start on a
+	// cold machine, not two).
+	BeforeModels func(context.Context) `json:"-"`
 }
 
 // Prepared is a checked run, ready to start: what it will do, said in the
@@ -126,7 +132,7 @@ func Prepare(ctx context.Context, cfg *config.Config, req StartRequest) (*Prepar
 			return nil, asInput(err)
 		}
 	}
-	if err := CheckRunnable(ctx, cfg, info); err != nil {
+	if err := checkRunnable(ctx, cfg, info, req.BeforeModels); err != nil {
 		return nil, err
 	}
 	in.RunID, in.Goal, in.Repo, in.BaseRef, in.BaseCommit, in.Kind = NewRunID(), strings.TrimSpace(req.Goal), info.Root, info.Ref, info.Head, k
@@ -148,6 +154,12 @@ func prepared(in workflows.RunInput) *Prepared {
 // opencode for the embedded daemon, a model OpenCode does not offer, a
 // role without a model.
 func CheckRunnable(ctx context.Context, cfg *config.Config, info repo.Info) error {
+	return checkRunnable(ctx, cfg, info, nil)
+}
+
+// checkRunnable is CheckRunnable, calling before (when set) just before
+// the models are asked for, once opencode is known to be installed.
+func checkRunnable(ctx context.Context, cfg *config.Config, info repo.Info, before func(context.Context)) error {
 	if cfg.Models.Default != "" {
 		if err := config.ValidateModelName(cfg.Models.Default); err != nil {
 			return inputf("--model: %v", err)
@@ -174,6 +186,11 @@ func CheckRunnable(ctx context.Context, cfg *config.Config, info repo.Info) erro
 	}
 	// The daemon runs on this machine with this environment: a missing
 	// opencode or model would only surface later as a failed run.
+	if before != nil {
+		if _, err := OpenCode(cfg); err == nil {
+			before(ctx)
+		}
+	}
 	_, _, err := ResolveRoleModels(ctx, cfg, info.Root)
 	return err
 }

@@ -72,6 +72,18 @@ func Serve(ctx context.Context, o Options) error {
 	reapPrevious(paths, log)
 	defer child.Untrack()
 
+	// OpenCode starts first, beside the engine: it takes seconds where the
+	// engine takes half of one, and a cold `horizon start` waits for it to
+	// say which models it reaches.
+	var sessions *lazySessions
+	closeSessions := func() {}
+	if !o.EngineOnly {
+		sessions = &lazySessions{cfg: cfg, paths: paths, log: log, appliers: newAppliers(cfg, paths, log)}
+		closeSessions = sync.OnceFunc(sessions.Close)
+		defer closeSessions() // on an early return; else below, before the engine stops
+		go sessions.warm(ctx)
+	}
+
 	var emb *engine.Embedded
 	if o.Engine {
 		emb, err = startEngine(cfg, paths, log)
@@ -90,8 +102,7 @@ func Serve(ctx context.Context, o Options) error {
 		return serveEngineOnly(ctx, o, paths, identity, emb, log)
 	}
 
-	sessions := &lazySessions{cfg: cfg, paths: paths, log: log, appliers: newAppliers(cfg, paths, log)}
-	defer sessions.Close()
+	defer closeSessions()
 	acts, err := newActivities(cfg, c, sessions, identity, log)
 	if err != nil {
 		return err
@@ -106,7 +117,6 @@ func Serve(ctx context.Context, o Options) error {
 		return err
 	}
 	defer stop()
-	go sessions.warm(ctx)
 
 	info := Info{PID: os.Getpid(), Identity: identity, Frontend: cfg.FrontendAddress(), Embedded: emb != nil, StartedAt: time.Now()}
 	if emb != nil {
@@ -388,17 +398,19 @@ func (l *lazySessions) server(ctx context.Context) (*agent.Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Said before the specialists are written: a cold `horizon start`
+	// waits for it, and asks for its models meanwhile.
+	ep := srv.Endpoint()
+	ep.Bin, ep.Config = bin, l.cfg.Agent.OpenCodeConfig
+	if err := agent.WriteEndpoint(l.paths.OpenCodeEndpoint(), ep); err != nil {
+		l.log.Warn().Err(err).Msg("the CLI will start its own opencode to list models")
+	}
 	if m, err := writeSpecialists(ctx, srv, confDir, l.cfg); err != nil {
 		l.log.Warn().Err(err).Msg("specialists not available to the worker")
 	} else {
 		l.log.Info().Int("Specialists", len(m.Files)).Int("Delegates", len(m.Delegates)).Int("Unavailable", len(m.Unavailable)).Msg("specialists materialised")
 	}
 	l.srv = srv
-	ep := srv.Endpoint()
-	ep.Bin, ep.Config = bin, l.cfg.Agent.OpenCodeConfig
-	if err := agent.WriteEndpoint(l.paths.OpenCodeEndpoint(), ep); err != nil {
-		l.log.Warn().Err(err).Msg("the CLI will start its own opencode to list models")
-	}
 	return srv, nil
 }
 
@@ -409,6 +421,11 @@ func (l *lazySessions) server(ctx context.Context) (*agent.Server, error) {
 func (l *lazySessions) warm(ctx context.Context) {
 	if _, err := l.server(ctx); err != nil && ctx.Err() == nil {
 		l.log.Warn().Err(err).Msg("opencode not started with the daemon; the first session starts it")
+		// A CLI waiting for the endpoint stops waiting, and lists the
+		// models with its own OpenCode (which says what is wrong).
+		if werr := agent.WriteEndpoint(l.paths.OpenCodeEndpoint(), agent.Endpoint{Error: err.Error()}); werr != nil {
+			l.log.Warn().Err(werr).Msg("write opencode endpoint")
+		}
 	}
 }
 

@@ -79,3 +79,22 @@ func WaitReady(ctx context.Context, p Paths, pid int, timeout time.Duration) err
 		}
 	}
 }
+
+// WaitOpenCode waits until the daemon pid, just started, has said where
+// its OpenCode answers, or why it could not start it (the endpoint file),
+// or until it exited or timeout passed. Either way the caller goes on:
+// agent.ConnectEndpoint says whether a server answers.
+func WaitOpenCode(ctx context.Context, p Paths, pid int, timeout time.Duration) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		if _, err := os.Stat(p.OpenCodeEndpoint()); err == nil || syscall.Kill(pid, 0) != nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+}

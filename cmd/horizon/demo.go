@@ -83,8 +83,9 @@ func demoRun(ctx context.Context, o *demoOptions) error {
 	// The script answers the lead of a planned run whatever run.planned
 	// says, and no checkpoint may wait for an approval: the scripted model
 	// lives only as long as this process.
-	p, err := core.Prepare(ctx, a.cfg, core.StartRequest{Repo: dir, Goal: demo.Goal, Kind: defaultKind, Mode: core.ModePlanned, Autonomy: string(horizon.AutonomyFull)})
+	p, err := core.Prepare(ctx, a.cfg, core.StartRequest{Repo: dir, Goal: demo.Goal, Kind: defaultKind, Mode: core.ModePlanned, Autonomy: string(horizon.AutonomyFull), BeforeModels: a.startEarly})
 	if err != nil {
+		a.abandonEarly(ctx)
 		return err
 	}
 	err = a.withEngine(ctx, true, func(h *core.App) error {

@@ -105,13 +105,21 @@ func (a *app) dial(ctx context.Context, autostart bool) (client.Client, error) {
 		if err := checkHome(a.cfg.Home); err != nil {
 			return nil, err
 		}
-		if _, running := daemon.Running(a.paths()); !running {
-			if !autostart {
-				return nil, exitErr{code: ExitEnvironment, msg: "no horizon server is running for " + a.cfg.Home + "; `horizon resume` starts it (or run `horizon server` in a terminal)"}
+		if _, running := daemon.Running(a.paths()); !running || a.starting > 0 {
+			if a.starting == 0 {
+				if !autostart {
+					return nil, exitErr{code: ExitEnvironment, msg: "no horizon server is running for " + a.cfg.Home + "; `horizon resume` starts it (or run `horizon server` in a terminal)"}
+				}
+				pid, err := a.spawnDaemon()
+				if err != nil {
+					return nil, err
+				}
+				a.starting = pid
 			}
-			if err := a.spawnDaemon(ctx); err != nil {
+			if err := a.waitDaemon(ctx, a.starting); err != nil {
 				return nil, err
 			}
+			a.starting = 0
 		}
 		return engine.DialWait(ctx, a.cfg, a.log, 90*time.Second)
 	}
@@ -119,10 +127,17 @@ func (a *app) dial(ctx context.Context, autostart bool) (client.Client, error) {
 	defer cancel()
 	return engine.Dial(dctx, a.cfg, a.log)
 }
-func (a *app) spawnDaemon(ctx context.Context) error {
+
+// spawn starts the daemon process; a variable so that this package's
+// tests, whose executable is the test binary, never start it.
+var spawn = daemon.Spawn
+
+// spawnDaemon starts the daemon in the background and returns its pid;
+// waitDaemon waits until it takes work.
+func (a *app) spawnDaemon() (int, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return fmt.Errorf("find the horizon executable: %w", err)
+		return 0, fmt.Errorf("find the horizon executable: %w", err)
 	}
 	// The daemon resolves its own config without a repository: hand it the
 	// values this command resolved, so both agree on home and ports.
@@ -134,20 +149,64 @@ func (a *app) spawnDaemon(ctx context.Context) error {
 		"HORIZON_TEMPORAL_NAMESPACE="+a.cfg.Temporal.Namespace,
 		"HORIZON_TEMPORAL_TASK_QUEUE="+a.cfg.Temporal.TaskQueue,
 	)
-	fmt.Fprintf(a.errOut, "starting the horizon server (engine on %s, logs in %s)…\n", a.cfg.FrontendAddress(), a.paths().Logs())
-	pid, err := daemon.Spawn(a.paths(), exe, env)
+	// A file a daemon that died hard left would pass for the new one's.
+	_ = os.Remove(a.paths().OpenCodeEndpoint())
+	pid, err := spawn(a.paths(), exe, env)
 	if err != nil {
-		return err
+		return 0, err
 	}
+	fmt.Fprintf(a.errOut, "starting the horizon server (engine on %s, logs in %s)…\n", a.cfg.FrontendAddress(), a.paths().Logs())
+	return pid, nil
+}
+
+// waitDaemon waits until the daemon pid runs and its worker polls
+// (server.json is written then), not just until the engine answers.
+func (a *app) waitDaemon(ctx context.Context, pid int) error {
 	if err := daemon.WaitRunning(ctx, a.paths(), pid, 60*time.Second); err != nil {
 		return exitErr{code: ExitEnvironment, msg: err.Error() + tailOf(a.paths().Stdout(), 1500)}
 	}
-	// Ready means the worker polls (server.json is written then), not just
-	// that the engine answers.
 	if err := daemon.WaitReady(ctx, a.paths(), pid, 90*time.Second); err != nil {
 		return exitErr{code: ExitEnvironment, msg: err.Error() + tailOf(a.paths().Stdout(), 1500)}
 	}
 	return nil
+}
+
+// startEarly is a cold `horizon start`'s StartRequest.BeforeModels: it
+// starts the daemon before the model check instead of after it, and
+// waits (a minute at most) until the daemon's OpenCode answers or says
+// it cannot, so that the check asks it rather than starting OpenCode
+// once more. Nothing happens when a daemon runs, the engine is remote,
+// or the daemon cannot be started (dial then says why). abandonEarly
+// stops it again when the run is refused.
+func (a *app) startEarly(ctx context.Context) {
+	if !a.cfg.Embedded() || a.connect != nil || a.starting > 0 || checkHome(a.cfg.Home) != nil {
+		return
+	}
+	if _, running := daemon.Running(a.paths()); running {
+		return
+	}
+	pid, err := a.spawnDaemon()
+	if err != nil {
+		return
+	}
+	a.starting = pid
+	daemon.WaitOpenCode(ctx, a.paths(), pid, time.Minute)
+}
+
+// abandonEarly stops the daemon startEarly started, for a run that was
+// refused: bad input starts nothing that stays.
+func (a *app) abandonEarly(ctx context.Context) {
+	pid := a.starting
+	if pid == 0 {
+		return
+	}
+	a.starting = 0
+	if err := daemon.WaitRunning(ctx, a.paths(), pid, 60*time.Second); err != nil {
+		return // it exited, or never took the lock: nothing to stop
+	}
+	if _, err := daemon.Stop(a.paths(), 30*time.Second); err != nil {
+		a.log.Warn().Err(err).Msg("stop the horizon server started for a refused run")
+	}
 }
 
 func tailOf(path string, n int64) string {

@@ -105,6 +105,14 @@ func TestStartFlagsBindConfig(t *testing.T) {
 
 // runCLI runs one command line in this process, in a home and config of
 // its own, and returns the exit code, stdout and stderr.
+// This package's executable is the test binary: `<it> server` would run
+// the tests again, not a daemon.
+func init() {
+	spawn = func(daemon.Paths, string, []string) (int, error) {
+		return 0, errors.New("the CLI's unit tests start no daemon")
+	}
+}
+
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	if os.Getenv("HORIZON_HOME") == "" {

@@ -58,8 +58,9 @@ feature.`,
 
 func planRun(ctx context.Context, o *planOptions) error {
 	a := o.app
-	p, err := core.Prepare(ctx, a.cfg, core.StartRequest{Repo: a.repoDir, Goal: o.goal, Kind: defaultKind})
+	p, err := core.Prepare(ctx, a.cfg, core.StartRequest{Repo: a.repoDir, Goal: o.goal, Kind: defaultKind, BeforeModels: a.startEarly})
 	if err != nil {
+		a.abandonEarly(ctx)
 		return err
 	}
 	return a.withEngine(ctx, true, func(h *core.App) error {

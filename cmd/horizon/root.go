@@ -54,6 +54,9 @@ type app struct {
 	// connect reaches the engine for withEngine and withRun; nil is dial.
 	// Tests hand in a client of their own.
 	connect connector
+	// starting is the pid of the daemon this command started and has not
+	// yet seen take work (startEarly, dial).
+	starting int
 }
 
 // Main runs the CLI and returns the process exit code.

@@ -211,8 +211,9 @@ func startRun(ctx context.Context, o *startOptions) error {
 	if o.single {
 		mode = core.ModeSingle
 	}
-	p, err := core.Prepare(ctx, a.cfg, core.StartRequest{Repo: a.repoDir, Goal: o.goal, Kind: o.kind, Mode: mode})
+	p, err := core.Prepare(ctx, a.cfg, core.StartRequest{Repo: a.repoDir, Goal: o.goal, Kind: o.kind, Mode: mode, BeforeModels: a.startEarly})
 	if err != nil {
+		a.abandonEarly(ctx)
 		return err
 	}
 	return a.withEngine(ctx, true, func(h *core.App) error {

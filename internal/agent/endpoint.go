@@ -32,6 +32,9 @@ type Endpoint struct {
 	// otherwise asks its own OpenCode.
 	Bin    string `json:"bin"`
 	Config string `json:"config,omitempty"`
+	// Error, alone, says why the daemon could not start OpenCode: a CLI
+	// waiting for the endpoint stops waiting and asks its own OpenCode.
+	Error string `json:"error,omitempty"`
 }
 
 // Endpoint says where s answers (Bin and Config are the caller's).

@@ -75,14 +75,29 @@ func TestBadInputAtRuntime(t *testing.T) {
 	needsE2E(t)
 	w := newWorld(t, &fakemodel.Script{Fallback: &fakemodel.Reply{Text: "I fixed it, trust me."}})
 	repoDir, _ := fixture(t)
+	// opencode, through a wrapper that notes how it is run: a cold start
+	// starts OpenCode once, with the daemon, and asks that server for the
+	// models instead of running `opencode models` first.
+	calls := filepath.Join(t.TempDir(), "opencode-calls")
+	wrapper := filepath.Join(t.TempDir(), "opencode")
+	require.NoError(t, os.WriteFile(wrapper, []byte("#!/bin/sh\necho \"$1\" >> '"+calls+"'\nexec '"+opencodeBin+"' \"$@\"\n"), 0o755))
+	w.env = append(w.env, "HORIZON_AGENT_OPENCODE_BIN="+wrapper)
+	started := func() []string {
+		b, _ := os.ReadFile(calls)
+		return strings.Fields(string(b))
+	}
 
 	out, code := w.run(context.Background(), "start", "--repo", repoDir, "--model", "fake/no-such-model", goal)
 	require.Equal(t, 2, code, out)
 	require.Contains(t, out, "fake/no-such-model")
 	require.Contains(t, out, "fake/fake-coder", "the error lists the models that are available")
+	require.Equal(t, []string{"serve"}, started(), "one OpenCode, the daemon's, answered the model check")
+	_, err := os.Stat(filepath.Join(w.home, "server.pid"))
+	require.True(t, os.IsNotExist(err), "the daemon started for the model check was stopped again")
 
 	out, code = w.run(context.Background(), "start", "--repo", repoDir, "--model", demo.Model, "--max-attempts", "1", goal)
 	require.Equal(t, 1, code, out)
+	require.Equal(t, []string{"serve", "serve"}, started(), "a cold start runs no `opencode models`")
 	require.Contains(t, out, "horizon-report")
 	id := runIDRe.FindString(out)
 	s := w.status(id)

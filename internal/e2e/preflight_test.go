@@ -88,10 +88,12 @@ func TestPreflightRefusedBeforeStart(t *testing.T) {
 			require.True(t, failed[tt.check], "doctor passes %s: %s", tt.check, out)
 		})
 	}
-	// Nothing was created: no daemon (so no run), no lane, no branch.
+	// Nothing was left: no daemon (one started for a model check was
+	// stopped again), no run, no lane, no branch.
 	_, err := os.Stat(filepath.Join(w.home, "server.pid"))
-	require.True(t, os.IsNotExist(err), "a daemon was started for bad input")
-	require.NoDirExists(t, filepath.Join(w.home, "lanes"))
+	require.True(t, os.IsNotExist(err), "a daemon was left running for bad input")
+	lanes, _ := os.ReadDir(filepath.Join(w.home, "lanes"))
+	require.Empty(t, lanes, "no lane")
 	for _, r := range []string{good, noExec, dirGate} {
 		require.Empty(t, git(t, r, "branch", "--list", "horizon*"), r)
 	}

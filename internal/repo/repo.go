@@ -98,6 +98,20 @@ func Inspect(dir string) (Info, error) {
 	return info, nil
 }
 
+// Root is the top of the work tree dir is in: Inspect's Root, for one
+// git process instead of four (no HEAD, no status).
+func Root(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("repo %s: %w", dir, err)
+	}
+	root, err := run(abs, "rev-parse", "--show-toplevel")
+	if err != nil || root == "" {
+		return "", fmt.Errorf("repo %s: %w", abs, ErrNotGit)
+	}
+	return root, nil
+}
+
 // CheckClean returns a *DirtyError when the work tree has changes.
 func (i Info) CheckClean() error {
 	if len(i.Dirty) == 0 {

@@ -89,3 +89,20 @@ func TestInspect(t *testing.T) {
 		require.Contains(t, de.Error(), "--allow-dirty")
 	})
 }
+
+// Root finds the same top as Inspect, from a subdirectory and before the
+// first commit, and refuses a directory outside any repository.
+func TestRoot(t *testing.T) {
+	d := t.TempDir()
+	gitInit(t, d, false)
+	sub := filepath.Join(d, "sub")
+	require.NoError(t, os.Mkdir(sub, 0o755))
+	real, _ := filepath.EvalSymlinks(d)
+	for _, dir := range []string{d, sub} {
+		root, err := Root(dir)
+		require.NoError(t, err)
+		require.Equal(t, real, root, dir)
+	}
+	_, err := Root(t.TempDir())
+	require.ErrorIs(t, err, ErrNotGit)
+}
