@@ -194,13 +194,15 @@ func (a *app) startEarly(ctx context.Context) {
 }
 
 // abandonEarly stops the daemon startEarly started, for a run that was
-// refused: bad input starts nothing that stays.
+// refused or interrupted before it existed: nothing that stays is
+// started for it. It stops it even when ctx has ended (Ctrl-C).
 func (a *app) abandonEarly(ctx context.Context) {
 	pid := a.starting
 	if pid == 0 {
 		return
 	}
 	a.starting = 0
+	ctx = context.WithoutCancel(ctx)
 	if err := daemon.WaitRunning(ctx, a.paths(), pid, 60*time.Second); err != nil {
 		return // it exited, or never took the lock: nothing to stop
 	}
