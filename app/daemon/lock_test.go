@@ -1,8 +1,10 @@
 package daemon
 
 import (
+	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -81,4 +83,27 @@ func TestRunningFallsBackToInfo(t *testing.T) {
 	pid, running = Running(p)
 	require.True(t, running)
 	require.Equal(t, os.Getpid(), pid)
+}
+
+// Two commands that start the home's daemon at the same moment each spawn
+// one; the second finds the lock taken and exits. Its command waits for
+// the daemon that won instead of saying the start failed; with no daemon
+// holding the lock, a dead pid is still a failed start.
+func TestWaitReadyFollowsTheDaemonThatWon(t *testing.T) {
+	p := Paths{Home: t.TempDir()}
+	gone := exec.Command("true")
+	require.NoError(t, gone.Run())
+	dead := gone.Process.Pid
+
+	err := WaitReady(context.Background(), p, dead, 2*time.Second)
+	require.ErrorContains(t, err, "exited during start")
+
+	l, err := Acquire(p) // the daemon that won: this process
+	require.NoError(t, err)
+	defer l.Release()
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		_ = WriteInfo(p, Info{PID: os.Getpid()})
+	}()
+	require.NoError(t, WaitReady(context.Background(), p, dead, 5*time.Second))
 }

@@ -61,7 +61,9 @@ func WaitRunning(ctx context.Context, p Paths, pid int, timeout time.Duration) e
 }
 
 // WaitReady waits until the daemon pid has published server.json, which it
-// does once its worker polls, or until it died.
+// does once its worker polls, or until it died. A pid that died because
+// another daemon of the home took the lock first (two commands started
+// one at the same moment) is not a failure: that daemon is waited for.
 func WaitReady(ctx context.Context, p Paths, pid int, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -70,6 +72,10 @@ func WaitReady(ctx context.Context, p Paths, pid int, timeout time.Duration) err
 			return nil
 		}
 		if pid > 0 && syscall.Kill(pid, 0) != nil {
+			if other, running := Running(p); running && other > 0 && other != pid && syscall.Kill(other, 0) == nil {
+				pid = other
+				continue
+			}
 			return fmt.Errorf("the horizon server exited during start; see %s", p.Stdout())
 		}
 		select {
