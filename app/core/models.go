@@ -52,13 +52,15 @@ func ConnectedModels(ctx context.Context, cfg *config.Config, dir string) ([]str
 		}
 		return nil, err
 	}
+	// OpenCode takes its project from the repository's top, wherever in
+	// it dir is.
+	if root, err := repo.Root(dir); err == nil {
+		dir = root
+	}
 	if cfg.Embedded() {
 		// The daemon's OpenCode, when it runs with this binary and
 		// config, answers as the run's preflight will, in milliseconds;
 		// `opencode models` starts OpenCode once more, for seconds.
-		if root, err := repo.Root(dir); err == nil {
-			dir = root
-		}
 		mctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		models, err := agent.ModelsFromEndpoint(mctx, cfg.OpenCodeEndpoint(), bin, cfg.Agent.OpenCodeConfig, dir)
 		cancel()
@@ -77,9 +79,6 @@ func connectedModels(ctx context.Context, bin, dir, extraConfig string) ([]strin
 	cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(cctx, bin, "models")
-	if root, err := repo.Root(dir); err == nil {
-		dir = root
-	}
 	cmd.Dir = dir
 	// OpenCode takes its project directory from $PWD; offline like the
 	// daemon's OpenCode, so both see the same models.

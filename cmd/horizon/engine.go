@@ -105,17 +105,19 @@ func (a *app) dial(ctx context.Context, autostart bool) (client.Client, error) {
 		if err := checkHome(a.cfg.Home); err != nil {
 			return nil, err
 		}
-		if _, running := daemon.Running(a.paths()); !running || a.starting > 0 {
-			if a.starting == 0 {
-				if !autostart {
-					return nil, exitErr{code: ExitEnvironment, msg: "no horizon server is running for " + a.cfg.Home + "; `horizon resume` starts it (or run `horizon server` in a terminal)"}
-				}
-				pid, err := a.spawnDaemon()
-				if err != nil {
-					return nil, err
-				}
-				a.starting = pid
+		if _, running := daemon.Running(a.paths()); !running && a.starting == 0 {
+			if !autostart {
+				return nil, exitErr{code: ExitEnvironment, msg: "no horizon server is running for " + a.cfg.Home + "; `horizon resume` starts it (or run `horizon server` in a terminal)"}
 			}
+			pid, err := a.spawnDaemon()
+			if err != nil {
+				return nil, err
+			}
+			a.starting = pid
+		}
+		// A daemon this command started (here or in startEarly) is
+		// waited for until it takes work.
+		if a.starting > 0 {
 			if err := a.waitDaemon(ctx, a.starting); err != nil {
 				return nil, err
 			}

@@ -103,8 +103,6 @@ func TestStartFlagsBindConfig(t *testing.T) {
 	require.Equal(t, ExitUsage, exitCode(err))
 }
 
-// runCLI runs one command line in this process, in a home and config of
-// its own, and returns the exit code, stdout and stderr.
 // This package's executable is the test binary: `<it> server` would run
 // the tests again, not a daemon.
 func init() {
@@ -113,6 +111,8 @@ func init() {
 	}
 }
 
+// runCLI runs one command line in this process, in a home and config of
+// its own, and returns the exit code, stdout and stderr.
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	if os.Getenv("HORIZON_HOME") == "" {
